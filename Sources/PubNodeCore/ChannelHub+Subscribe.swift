@@ -1,0 +1,73 @@
+extension ChannelHub {
+    /// Messages for `subscription` after `cursor`: oldest first, each once, at most `messagesPerResponse`.
+    ///
+    /// Returns the deliveries and the cursor the client should send next (the last delivered
+    /// timetoken, or `cursor` itself when nothing is ready).
+    public func collect(_ subscription: Subscription, after cursor: Timetoken) -> (deliveries: [Delivery], next: Timetoken) {
+        var seen = Set<Timetoken>()
+        var out: [Delivery] = []
+        func gather(_ channel: String, match: String?) {
+            guard let state = channels.get(channel) else { return }
+            let found = state.inner.withLock { Array($0.ring.messages(after: cursor, limit: limits.messagesPerResponse)) }
+            for message in found where seen.insert(message.timetoken).inserted {
+                out.append(Delivery(message: message, match: match))
+            }
+        }
+        for channel in subscription.channels { gather(channel, match: nil) }
+        for group in subscription.groups {
+            for member in groups.get(group)?.members() ?? [] { gather(member, match: group) }
+        }
+        for wildcard in subscription.wildcards {
+            for member in prefixes.get(wildcard.prefix)?.members() ?? [] { gather(member, match: wildcard.pattern) }
+        }
+        guard !out.isEmpty else { return ([], cursor) }
+        out.sort { $0.message.timetoken < $1.message.timetoken }
+        if out.count > limits.messagesPerResponse { out.removeLast(out.count - limits.messagesPerResponse) }
+        return (out, out[out.count - 1].message.timetoken)
+    }
+
+    /// Registers `waiter` on every topic of `subscription`, then reads the buffers.
+    ///
+    /// When messages are already there the waiter is unregistered and they are returned; otherwise
+    /// the waiter stays parked (nil) until a publish wakes it or it is cancelled.
+    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken)
+        -> (deliveries: [Delivery], next: Timetoken)? {
+        register(waiter, on: subscription)
+        let ready = collect(subscription, after: cursor)
+        if ready.deliveries.isEmpty { return nil }
+        cancel(waiter, on: subscription)
+        return ready
+    }
+
+    /// Unregisters `waiter` from every topic of `subscription`.
+    public func cancel(_ waiter: any Waiter, on subscription: Subscription) {
+        for channel in subscription.channels {
+            channels.get(channel)?.inner.withLock { $0.waiters.remove(waiter) }
+        }
+        for group in subscription.groups {
+            groups.get(group)?.inner.withLock { $0.waiters.remove(waiter) }
+        }
+        for wildcard in subscription.wildcards {
+            prefixes.get(wildcard.prefix)?.inner.withLock { $0.waiters.remove(waiter) }
+        }
+    }
+
+    private func register(_ waiter: any Waiter, on subscription: Subscription) {
+        let now = clock.nowNanoseconds()
+        for channel in subscription.channels {
+            withChannel(channel) { inner in
+                inner.waiters.insert(waiter)
+                inner.lastActivityNanoseconds = now
+            }
+        }
+        for group in subscription.groups {
+            withFanIn(groups, group) { $0.waiters.insert(waiter) }
+        }
+        for wildcard in subscription.wildcards {
+            withFanIn(prefixes, wildcard.prefix) { $0.waiters.insert(waiter) }
+        }
+    }
+
+    /// The present timetoken: the cursor a handshake (`tt=0`) answers with.
+    public func currentTimetoken() -> Timetoken { clock.current() }
+}

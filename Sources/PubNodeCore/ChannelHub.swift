@@ -1,0 +1,105 @@
+/// The in-memory state of one subscribe key: channels, groups, wildcard prefixes and parked waiters.
+///
+/// Publishing locks only the destination channel (plus, briefly, each group and wildcard prefix that
+/// covers it, found by direct lookup). A subscriber registers on every topic it listens to *before*
+/// reading the buffers, so a message published concurrently is either seen by the read or wakes it.
+public final class ChannelHub: Sendable {
+    /// The subscribe key this hub serves.
+    public let subscribeKey: String
+    /// The limits in force.
+    public let limits: Limits
+    let clock: TimetokenClock
+    let region: Int
+    let channels = ShardedMap<String, ChannelState>()
+    let groups = ShardedMap<String, FanInState>(shardCount: 16)
+    let prefixes = ShardedMap<String, FanInState>(shardCount: 16)
+
+    /// Creates an empty hub.
+    public init(subscribeKey: String, limits: Limits, clock: TimetokenClock, region: Int = 1) {
+        self.subscribeKey = subscribeKey
+        self.limits = limits
+        self.clock = clock
+        self.region = region
+    }
+
+    /// The result of a publish: the accepted message and the waiters to wake.
+    public struct PublishOutcome: Sendable {
+        /// The message as buffered.
+        public var message: PublishedMessage
+        /// Waiters parked on the channel, its groups and its wildcard prefixes.
+        public var waiters: [any Waiter]
+    }
+
+    /// Buffers a message on its channel with a fresh timetoken and collects the waiters to wake.
+    ///
+    /// The timetoken is issued under the channel's lock, so a channel's buffer is always in
+    /// timetoken order.
+    public func publish(_ draft: PublishDraft) -> PublishOutcome {
+        var waiters: [any Waiter] = []
+        var memberOf: Set<String> = []
+        var message: PublishedMessage?
+        while message == nil {
+            let channel = channelState(draft.channel)
+            message = channel.inner.withLock { inner -> PublishedMessage? in
+                guard !inner.reclaimed else { return nil }
+                let timetoken = clock.next()
+                let now = clock.nowNanoseconds()
+                let accepted = PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey,
+                                                region: region, publishedAtNanoseconds: now)
+                inner.ring.append(accepted)
+                inner.lastActivityNanoseconds = now
+                inner.waiters.takeAll(into: &waiters)
+                memberOf = inner.groups
+                return accepted
+            }
+        }
+        for group in memberOf {
+            groups.get(group)?.takeWaiters(into: &waiters)
+        }
+        for prefix in NameRules.wildcardPrefixes(of: draft.channel) {
+            prefixes.get(prefix)?.takeWaiters(into: &waiters)
+        }
+        return PublishOutcome(message: message!, waiters: waiters)
+    }
+
+    /// The live channel state for `name`, created (and indexed under its wildcard prefixes) if new.
+    func channelState(_ name: String) -> ChannelState {
+        if let existing = channels.get(name) { return existing }
+        var created = false
+        let state = channels.getOrCreate(name) {
+            created = true
+            return ChannelState(name: name, capacity: limits.bufferSize, now: clock.nowNanoseconds())
+        }
+        if created {
+            for prefix in NameRules.wildcardPrefixes(of: name) {
+                withFanIn(prefixes, prefix) { $0.members.insert(name) }
+            }
+        }
+        return state
+    }
+
+    /// Runs `body` on the live fan-in state `name` of `map`, creating it when absent.
+    @discardableResult
+    func withFanIn<R>(_ map: ShardedMap<String, FanInState>, _ name: String,
+                      _ body: (inout FanInState.Inner) -> R) -> R {
+        while true {
+            let state = map.getOrCreate(name) { FanInState(name: name) }
+            let result: R? = state.inner.withLock { inner in
+                inner.reclaimed ? nil : body(&inner)
+            }
+            if let result { return result }
+        }
+    }
+
+    /// Runs `body` on the live channel state `name`, creating it when absent.
+    @discardableResult
+    func withChannel<R>(_ name: String, _ body: (inout ChannelState.Inner) -> R) -> R {
+        while true {
+            let state = channelState(name)
+            let result: R? = state.inner.withLock { inner in
+                inner.reclaimed ? nil : body(&inner)
+            }
+            if let result { return result }
+        }
+    }
+}

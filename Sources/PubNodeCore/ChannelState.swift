@@ -1,0 +1,50 @@
+import Synchronization
+
+/// One concrete channel of a keyset: its ring buffer, its parked waiters and the groups holding it.
+///
+/// Every field is guarded by the channel's own mutex; a publish locks only its channel.
+final class ChannelState: Sendable {
+    struct Inner {
+        var ring: MessageRing
+        var waiters = WaiterSet()
+        var groups: Set<String> = []
+        var lastActivityNanoseconds: UInt64
+        /// Set by the sweeper when the channel leaves the map; holders of a stale reference retry.
+        var reclaimed = false
+    }
+
+    let name: String
+    let inner: Mutex<Inner>
+
+    init(name: String, capacity: Int, now: UInt64) {
+        self.name = name
+        self.inner = Mutex(Inner(ring: MessageRing(capacity: capacity), lastActivityNanoseconds: now))
+    }
+}
+
+/// A channel group or a wildcard prefix: a set of member channels and the waiters parked on it.
+final class FanInState: Sendable {
+    struct Inner {
+        var members: Set<String> = []
+        var waiters = WaiterSet()
+        var reclaimed = false
+    }
+
+    let name: String
+    let inner: Mutex<Inner>
+
+    init(name: String) {
+        self.name = name
+        self.inner = Mutex(Inner())
+    }
+
+    /// Removes and appends this topic's waiters to `out`.
+    func takeWaiters(into out: inout [any Waiter]) {
+        inner.withLock { $0.waiters.takeAll(into: &out) }
+    }
+
+    /// A snapshot of the member channels.
+    func members() -> Set<String> {
+        inner.withLock { $0.members }
+    }
+}

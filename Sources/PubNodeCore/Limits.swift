@@ -1,0 +1,54 @@
+/// The node's configurable limits, shared by every keyset.
+public struct Limits: Sendable, Equatable, Codable {
+    /// Messages kept per channel ring buffer.
+    public var bufferSize: Int = 100
+    /// Most messages in one subscribe response.
+    public var messagesPerResponse: Int = 100
+    /// Largest message, counted as PubNub counts it (URL-encoded payload plus channel name), in bytes.
+    public var maxMessageBytes: Int = 32 * 1024
+    /// Largest signal payload, in bytes of JSON text.
+    public var maxSignalBytes: Int = 30
+    /// Largest HTTP request body accepted before it is refused unread, in bytes.
+    public var maxBodyBytes: Int = 64 * 1024
+    /// Most channels named in one subscribe (wildcards included).
+    public var maxChannelsPerSubscribe: Int = 500
+    /// Most channel groups named in one subscribe.
+    public var maxGroupsPerSubscribe: Int = 10
+    /// Most channels in one channel group.
+    public var maxChannelsPerGroup: Int = 2000
+    /// Seconds a long-poll stays parked before answering with no messages.
+    public var longPollTimeoutSeconds: Int = 280
+    /// Seconds a channel with no messages, subscribers or groups lingers before it is reclaimed.
+    public var idleChannelSeconds: Int = 60
+    /// Seconds a message stays in a ring buffer (0 keeps it until pushed out by newer ones).
+    public var bufferRetentionSeconds: Int = 3600
+
+    /// The defaults.
+    public init() {}
+
+    /// Checks that every limit is in range, naming the first one that is not.
+    public func validate() throws(ConfigurationError) {
+        let positive: [(String, Int)] = [
+            ("bufferSize", bufferSize), ("messagesPerResponse", messagesPerResponse),
+            ("maxMessageBytes", maxMessageBytes), ("maxSignalBytes", maxSignalBytes),
+            ("maxBodyBytes", maxBodyBytes), ("maxChannelsPerSubscribe", maxChannelsPerSubscribe),
+            ("maxGroupsPerSubscribe", maxGroupsPerSubscribe), ("maxChannelsPerGroup", maxChannelsPerGroup),
+            ("longPollTimeoutSeconds", longPollTimeoutSeconds), ("idleChannelSeconds", idleChannelSeconds),
+        ]
+        for (name, value) in positive where value <= 0 {
+            throw ConfigurationError("\(name) must be positive (got \(value))")
+        }
+        if bufferRetentionSeconds < 0 {
+            throw ConfigurationError("bufferRetentionSeconds must not be negative")
+        }
+    }
+}
+
+/// A configuration value out of range or unreadable.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    /// What is wrong, for the operator.
+    public var description: String
+
+    /// Creates an error with a message.
+    public init(_ description: String) { self.description = description }
+}

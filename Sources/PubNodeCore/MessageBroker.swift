@@ -1,0 +1,60 @@
+/// Publishing and delivery for one keyset, as the HTTP front sees it.
+///
+/// `ChannelHub` is the in-memory implementation. A Redis-backed broker later implements the same
+/// surface by relaying publishes between nodes while each node keeps a hub for its local waiters.
+public protocol KeysetBroker: Sendable {
+    /// Buffers a message and returns it with the local waiters to wake.
+    func publish(_ draft: PublishDraft) -> ChannelHub.PublishOutcome
+    /// Registers a waiter, returning ready messages at once or nil when it stays parked.
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken)
+        -> (deliveries: [Delivery], next: Timetoken)?
+    /// Messages after `cursor`, oldest first, capped.
+    func collect(_ subscription: Subscription, after cursor: Timetoken) -> (deliveries: [Delivery], next: Timetoken)
+    /// Unregisters a waiter.
+    func cancel(_ waiter: any Waiter, on subscription: Subscription)
+    /// The handshake cursor.
+    func currentTimetoken() -> Timetoken
+    /// Adds channels to a group.
+    func addChannels(_ names: [String], toGroup group: String) throws(PubNodeError)
+    /// Removes channels from a group.
+    func removeChannels(_ names: [String], fromGroup group: String) throws(PubNodeError)
+    /// Deletes a group.
+    func deleteGroup(_ group: String) throws(PubNodeError)
+    /// Lists a group's channels.
+    func channels(inGroup group: String) throws(PubNodeError) -> [String]
+    /// Lists the groups that have channels.
+    func groupNames() -> [String]
+    /// Expires buffered messages and reclaims idle state.
+    func sweep() -> ChannelHub.SweepReport
+}
+
+extension ChannelHub: KeysetBroker {}
+
+/// Finds the broker of a subscribe key.
+public protocol MessageBroker: Sendable {
+    /// The broker for `subscribeKey`, or nil when the key is not configured.
+    func keyset(_ subscribeKey: String) -> (any KeysetBroker)?
+    /// Every keyset's broker, for sweeping and draining.
+    var allKeysets: [any KeysetBroker] { get }
+}
+
+/// The in-memory broker: one `ChannelHub` per configured subscribe key, fixed at start.
+public final class MemoryBroker: MessageBroker {
+    private let hubs: [String: ChannelHub]
+
+    /// Creates hubs for `keysets` sharing one timetoken clock.
+    public init(keysets: [Keyset], limits: Limits, clock: TimetokenClock, region: Int = 1) {
+        var hubs: [String: ChannelHub] = [:]
+        for keyset in keysets where hubs[keyset.subscribeKey] == nil {
+            hubs[keyset.subscribeKey] = ChannelHub(subscribeKey: keyset.subscribeKey, limits: limits,
+                                                   clock: clock, region: region)
+        }
+        self.hubs = hubs
+    }
+
+    /// The hub of `subscribeKey`.
+    public func keyset(_ subscribeKey: String) -> (any KeysetBroker)? { hubs[subscribeKey] }
+
+    /// Every hub.
+    public var allKeysets: [any KeysetBroker] { Array(hubs.values) }
+}

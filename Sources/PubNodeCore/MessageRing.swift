@@ -1,0 +1,55 @@
+import DequeModule
+
+/// A channel's bounded buffer of its latest messages, in timetoken order.
+///
+/// Appends drop the oldest message once `capacity` is reached. Reads after a cursor use binary
+/// search, so a catch-up costs O(log n + k).
+public struct MessageRing: Sendable {
+    /// The most messages kept.
+    public let capacity: Int
+    private(set) var storage: Deque<PublishedMessage> = []
+
+    /// Creates an empty ring holding at most `capacity` messages.
+    public init(capacity: Int) {
+        precondition(capacity > 0, "ring capacity must be positive")
+        self.capacity = capacity
+    }
+
+    /// Number of buffered messages.
+    public var count: Int { storage.count }
+
+    /// True when nothing is buffered.
+    public var isEmpty: Bool { storage.isEmpty }
+
+    /// Timetoken of the newest message, if any.
+    public var newest: Timetoken? { storage.last?.timetoken }
+
+    /// Appends a message whose timetoken is greater than every buffered one.
+    public mutating func append(_ message: PublishedMessage) {
+        if storage.count == capacity { storage.removeFirst() }
+        storage.append(message)
+    }
+
+    /// Buffered messages with a timetoken strictly greater than `cursor`, oldest first, at most `limit`.
+    public func messages(after cursor: Timetoken, limit: Int = .max) -> ArraySlice<PublishedMessage> {
+        var low = storage.startIndex
+        var high = storage.endIndex
+        while low < high {
+            let mid = (low + high) / 2
+            if storage[mid].timetoken <= cursor { low = mid + 1 } else { high = mid }
+        }
+        let end = low + min(limit, storage.count - low)
+        return ArraySlice(storage[low..<end])
+    }
+
+    /// Drops messages published before `nanoseconds` (wall time); returns how many were dropped.
+    @discardableResult
+    public mutating func expire(before nanoseconds: UInt64) -> Int {
+        var dropped = 0
+        while let first = storage.first, first.publishedAtNanoseconds < nanoseconds {
+            storage.removeFirst()
+            dropped += 1
+        }
+        return dropped
+    }
+}

@@ -1,0 +1,85 @@
+/// Validation of channel, wildcard and channel-group names.
+///
+/// A name is 1 to `maxLength` UTF-8 bytes and contains none of `,` `:` `*` `/` `\` nor a control
+/// character. A wildcard subscription is `a.*` or `a.b.*`: at most two dots, ending in `.*`, with
+/// valid tokens before it. Names ending in `-pnpres` are presence channels.
+public enum NameRules {
+    /// The longest channel or group name accepted, in UTF-8 bytes.
+    public static let maxLength = 2048
+
+    /// Why a name was refused.
+    public enum Violation: Error, Equatable, Sendable {
+        /// The name is empty.
+        case empty
+        /// The name is longer than `maxLength` bytes.
+        case tooLong
+        /// The name contains a reserved or control character.
+        case forbiddenCharacter
+        /// The name is a wildcard where a concrete channel is required, or a malformed wildcard.
+        case badWildcard
+    }
+
+    /// Checks a concrete channel name (publish targets, group members).
+    public static func validateChannel(_ name: String) throws(Violation) {
+        try validateToken(name.utf8)
+    }
+
+    /// Checks a channel-group name.
+    public static func validateGroup(_ name: String) throws(Violation) {
+        try validateToken(name.utf8)
+    }
+
+    /// True when the name is a wildcard subscription (`….*`).
+    public static func isWildcard(_ name: String) -> Bool {
+        name.utf8.last == UInt8(ascii: "*")
+    }
+
+    /// Checks a wildcard subscription and returns its prefix including the final dot (`a.` for `a.*`).
+    public static func wildcardPrefix(_ name: String) throws(Violation) -> String {
+        let bytes = Array(name.utf8)
+        guard bytes.count >= 3, bytes.count <= maxLength,
+              bytes[bytes.count - 1] == UInt8(ascii: "*"), bytes[bytes.count - 2] == UInt8(ascii: ".")
+        else { throw .badWildcard }
+        let prefix = bytes[0..<(bytes.count - 2)]
+        let dots = prefix.filter { $0 == UInt8(ascii: ".") }.count
+        guard dots <= 1 else { throw .badWildcard }
+        for token in prefix.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            guard !token.isEmpty else { throw .badWildcard }
+        }
+        try validateToken(prefix)
+        return String(decoding: bytes[0..<(bytes.count - 1)], as: UTF8.self)
+    }
+
+    /// The wildcard prefixes a concrete channel is matched by: `a.b.c` → `["a.", "a.b."]`.
+    ///
+    /// Wildcards have at most two dots, so a channel has at most two prefixes; publish looks them up
+    /// directly instead of scanning subscriptions.
+    public static func wildcardPrefixes(of channel: String) -> [String] {
+        var result: [String] = []
+        var index = channel.utf8.startIndex
+        while index != channel.utf8.endIndex, result.count < 2 {
+            if channel.utf8[index] == UInt8(ascii: ".") {
+                let end = channel.utf8.index(after: index)
+                if end != channel.utf8.endIndex {
+                    result.append(String(channel[..<end]))
+                }
+            }
+            index = channel.utf8.index(after: index)
+        }
+        return result
+    }
+
+    private static func validateToken<C: Collection>(_ bytes: C) throws(Violation) where C.Element == UInt8 {
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count <= maxLength else { throw .tooLong }
+        for byte in bytes {
+            switch byte {
+            case 0..<0x20, 0x7F, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "*"),
+                 UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                throw .forbiddenCharacter
+            default:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// Every way a request can be refused by the domain; the HTTP front maps each to one PubNub-shaped response.
+public enum PubNodeError: Error, Sendable, Equatable {
+    /// The publish or subscribe key is not configured on this node.
+    case invalidKey
+    /// A channel name is empty, too long, malformed or has a forbidden character.
+    case invalidChannel(String, NameRules.Violation)
+    /// A group name is empty, too long or has a forbidden character.
+    case invalidGroup(String, NameRules.Violation)
+    /// A publish names a wildcard channel.
+    case publishToWildcard(String)
+    /// The payload is not valid JSON.
+    case invalidJSON
+    /// The `meta` parameter is not a JSON object.
+    case invalidMeta
+    /// The message is over the size limit.
+    case messageTooLarge(limit: Int)
+    /// The signal payload is over its size limit.
+    case signalTooLarge(limit: Int)
+    /// A subscribe names too many channels.
+    case tooManyChannels(limit: Int)
+    /// A subscribe names too many groups.
+    case tooManyGroups(limit: Int)
+    /// A group would hold more than the allowed number of channels.
+    case groupFull(limit: Int)
+    /// A request parameter is malformed; the text names it.
+    case invalidParameter(String)
+    /// The request is refused by the authorization point.
+    case forbidden(String)
+}

@@ -1,0 +1,110 @@
+/// The node's domain façade: keysets, broker, authorization and hooks, free of any transport.
+///
+/// The HTTP front decodes requests into domain values and calls these methods; every domain rule
+/// (names, JSON validity, sizes, fire semantics) is applied here once.
+public final class PubNodeService: Sendable {
+    /// The configured key pairs.
+    public let keysets: [Keyset]
+    /// The limits in force.
+    public let limits: Limits
+    /// Publishing and delivery.
+    public let broker: any MessageBroker
+    /// The authorization point.
+    public let authorizer: any Authorizer
+    /// The hook dispatch point (fire).
+    public let hooks: any HookDispatcher
+    /// The node's timetoken clock.
+    public let clock: TimetokenClock
+    private let publishKeys: [String: Set<String>]
+    private let validator = JSONValidator()
+
+    /// Assembles the service.
+    public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock,
+                authorizer: any Authorizer = OpenAuthorizer(), hooks: any HookDispatcher = NoHookDispatcher()) {
+        self.keysets = keysets
+        self.limits = limits
+        self.broker = broker
+        self.clock = clock
+        self.authorizer = authorizer
+        self.hooks = hooks
+        self.publishKeys = Dictionary(grouping: keysets, by: \.subscribeKey).mapValues { Set($0.map(\.publishKey)) }
+    }
+
+    /// An in-memory node for `keysets`.
+    public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
+                            region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
+                            hooks: any HookDispatcher = NoHookDispatcher()) {
+        let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region)
+        self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, authorizer: authorizer, hooks: hooks)
+    }
+
+    /// The broker of a subscribe key, or `invalidKey`.
+    public func keyset(_ subscribeKey: String) throws(PubNodeError) -> any KeysetBroker {
+        guard let broker = broker.keyset(subscribeKey) else { throw .invalidKey }
+        return broker
+    }
+
+    /// The result of an accepted publish.
+    public struct PublishResult: Sendable {
+        /// The timetoken issued.
+        public var timetoken: Timetoken
+        /// Waiters to wake (empty for a fire).
+        public var waiters: [any Waiter]
+        /// The accepted message.
+        public var message: PublishedMessage
+    }
+
+    /// Validates and publishes a message or signal, or hands a fire to the hooks.
+    public func publish(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
+        guard publishKeys[request.subscribeKey]?.contains(request.publishKey) == true else { throw .invalidKey }
+        let broker = try keyset(request.subscribeKey)
+        let operation: AccessRequest.Operation = request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
+        try authorizer.authorize(AccessRequest(operation: operation, subscribeKey: request.subscribeKey,
+                                               publishKey: request.publishKey, channels: [request.channel],
+                                               uuid: request.uuid, authKey: request.authKey))
+        try validate(request)
+        let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
+                                 publisher: request.uuid, kind: request.kind,
+                                 customMessageType: request.customMessageType,
+                                 store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
+        if request.isFire {
+            let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
+                                           region: 1, publishedAtNanoseconds: clock.nowNanoseconds())
+            hooks.fired(message, subscribeKey: request.subscribeKey)
+            return PublishResult(timetoken: message.timetoken, waiters: [], message: message)
+        }
+        let outcome = broker.publish(draft)
+        return PublishResult(timetoken: outcome.message.timetoken, waiters: outcome.waiters, message: outcome.message)
+    }
+
+    private func validate(_ request: PublishRequest) throws(PubNodeError) {
+        if NameRules.isWildcard(request.channel) { throw .publishToWildcard(request.channel) }
+        do { try NameRules.validateChannel(request.channel) } catch { throw .invalidChannel(request.channel, error) }
+        guard String(validating: request.payload, as: UTF8.self) != nil, validator.isValid(request.payload) else {
+            throw .invalidJSON
+        }
+        if let meta = request.meta {
+            guard String(validating: meta, as: UTF8.self) != nil, validator.isValid(meta) else { throw .invalidMeta }
+        }
+        if let ttl = request.ttlHours, ttl < 0 { throw .invalidParameter("ttl must be a non-negative number of hours") }
+        if let type = request.customMessageType { try Self.validateCustomType(type) }
+        if request.kind == .signal {
+            guard request.payload.count <= limits.maxSignalBytes else { throw .signalTooLarge(limit: limits.maxSignalBytes) }
+        } else {
+            let size = request.countedSize + (request.meta.map { PublishRequest.urlEncodedLength($0) } ?? 0)
+            guard size <= limits.maxMessageBytes else { throw .messageTooLarge(limit: limits.maxMessageBytes) }
+        }
+    }
+
+    /// PubNub's rule: 3 to 50 characters, letters, digits, `-` and `_`, not starting with `-` or `_`.
+    static func validateCustomType(_ type: String) throws(PubNodeError) {
+        let bytes = Array(type.utf8)
+        let allowed = bytes.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        guard bytes.count >= 3, bytes.count <= 50, allowed, bytes[0] != UInt8(ascii: "-"), bytes[0] != UInt8(ascii: "_") else {
+            throw .invalidParameter("custom_message_type must be 3 to 50 letters, digits, '-' or '_'")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// A PubNub timetoken: Unix time in units of 100 nanoseconds (17 decimal digits today).
+///
+/// Timetokens issued by one node are strictly increasing, so they order every channel's
+/// messages and serve as subscription cursors.
+public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The raw count of 100 ns ticks since the Unix epoch.
+    public var rawValue: UInt64
+
+    /// Creates a timetoken from its raw tick count.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Creates a timetoken from its raw tick count.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The zero timetoken: "no cursor yet" in a subscribe request.
+    public static let zero = Timetoken(0)
+
+    /// Parses the decimal text a client sends (`tt=`, `start=`); `nil` when it is not a non-negative integer.
+    public init?(parsing text: Substring) {
+        guard !text.isEmpty, text.count <= 20, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let value = UInt64(text) else { return nil }
+        self.rawValue = value
+    }
+
+    /// Decimal text of the tick count.
+    public var description: String { String(rawValue) }
+
+    /// Orders by tick count.
+    public static func < (lhs: Timetoken, rhs: Timetoken) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,67 @@
+import NIOCore
+import NIOHTTP1
+import PubNodeCore
+
+/// The one place where refusals become PubNub-shaped HTTP responses.
+///
+/// Publish and signal errors use PubNub's array form `[0,"<text>","<timetoken>"]`; every other
+/// endpoint uses the object form `{"status":…,"error":true,"message":…,"service":…}`.
+enum ErrorResponses {
+    /// Which response family an endpoint belongs to.
+    enum Shape {
+        /// `[0,"text","timetoken"]`.
+        case publish
+        /// `{"status":…,"error":true,…}` with the given service name.
+        case object(service: String)
+    }
+
+    /// The status and text for a domain error.
+    static func describe(_ error: PubNodeError) -> (HTTPResponseStatus, String) {
+        switch error {
+        case .invalidKey: return (.badRequest, "Invalid Key")
+        case .invalidChannel(let name, let why): return (.badRequest, "Invalid channel name '\(clip(name))': \(text(why))")
+        case .invalidGroup(let name, let why): return (.badRequest, "Invalid channel group name '\(clip(name))': \(text(why))")
+        case .publishToWildcard(let name): return (.badRequest, "Cannot publish to wildcard channel '\(clip(name))'")
+        case .invalidJSON: return (.badRequest, "Invalid JSON")
+        case .invalidMeta: return (.badRequest, "Invalid meta parameter: not JSON")
+        case .messageTooLarge: return (.badRequest, "Message Too Large")
+        case .signalTooLarge: return (.badRequest, "Signal size too large")
+        case .tooManyChannels(let limit): return (.badRequest, "Too many channels in subscribe (limit \(limit))")
+        case .tooManyGroups(let limit): return (.badRequest, "Too many channel groups in subscribe (limit \(limit))")
+        case .groupFull(let limit): return (.badRequest, "Maximum channels per group exceeded (limit \(limit))")
+        case .invalidParameter(let what): return (.badRequest, "Invalid Arguments: \(what)")
+        case .forbidden(let why): return (.forbidden, "Forbidden: \(why)")
+        }
+    }
+
+    /// The reply for `error` in the endpoint's shape; `timetoken` fills the publish form.
+    static func reply(_ error: PubNodeError, shape: Shape, timetoken: Timetoken) -> HTTPReply {
+        let (status, message) = describe(error)
+        switch shape {
+        case .publish:
+            return .json("[0,\(JSONText.string(message)),\"\(timetoken)\"]", status: status)
+        case .object(let service):
+            let service = error == .invalidKey ? "Access Manager" : service
+            return object(status: status, message: message, service: service)
+        }
+    }
+
+    /// An object-form error for transport-level refusals (unknown route, oversize body…).
+    static func object(status: HTTPResponseStatus, message: String, service: String = "Balancer") -> HTTPReply {
+        .json(#"{"status":\#(status.code),"error":true,"message":\#(JSONText.string(message)),"service":"\#(service)"}"#,
+              status: status)
+    }
+
+    private static func text(_ violation: NameRules.Violation) -> String {
+        switch violation {
+        case .empty: return "empty"
+        case .tooLong: return "longer than \(NameRules.maxLength) bytes"
+        case .forbiddenCharacter: return "contains a forbidden character"
+        case .badWildcard: return "malformed wildcard (use a.* or a.b.*)"
+        }
+    }
+
+    private static func clip(_ name: String) -> String {
+        name.count > 64 ? String(name.prefix(64)) + "…" : name
+    }
+}

@@ -1,0 +1,106 @@
+import Logging
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import PubNodeCore
+import Synchronization
+
+/// Where and how the HTTP front listens.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    /// Port to bind (0 picks a free one).
+    public var port: Int = 8090
+    /// Event-loop threads (defaults to the number of cores).
+    public var eventLoopThreads: Int = System.coreCount
+    /// Region number reported in timetoken objects.
+    public var region: Int = 1
+    /// Seconds between sweeps that expire buffered messages and reclaim idle channels.
+    public var sweepIntervalSeconds: Int = 10
+
+    /// The defaults: 127.0.0.1:8090.
+    public init() {}
+}
+
+/// The HTTP/1.1 server: SwiftNIO channel handlers on event loops, one `PubNodeHTTPHandler` per connection.
+public final class PubNodeHTTPServer: Sendable {
+    /// The configuration it was started with.
+    public let configuration: ServerConfiguration
+    /// The domain service it serves.
+    public let service: PubNodeService
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let quiesce: ServerQuiescingHelper
+    private let listener = Mutex<(any Channel)?>(nil)
+    private let sweeper = Mutex<RepeatedTask?>(nil)
+
+    /// Creates a server; nothing listens until `start()`.
+    public init(configuration: ServerConfiguration, service: PubNodeService, logger: Logger = Logger(label: "pubnode")) {
+        self.configuration = configuration
+        self.service = service
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        self.quiesce = ServerQuiescingHelper(group: group)
+    }
+
+    /// Binds and starts serving; returns the bound port.
+    @discardableResult
+    public func start() async throws -> Int {
+        let router = Router(service: service, region: configuration.region)
+        let maxBody = service.limits.maxBodyBytes
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 4096)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { [quiesce] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    let handler = PubNodeHTTPHandler(router: router)
+                    try sync.addHandler(QuiesceTap(handler: handler))
+                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                    try sync.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
+                    try sync.addHandler(handler)
+                }
+            }
+        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        listener.withLock { $0 = channel }
+        let interval = TimeAmount.seconds(Int64(configuration.sweepIntervalSeconds))
+        let service = self.service
+        let logger = self.logger
+        let task = group.next().scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            for keyset in service.broker.allKeysets {
+                let report = keyset.sweep()
+                if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
+                    logger.debug("sweep", metadata: ["reclaimed": "\(report.reclaimedChannels)",
+                                                     "expired": "\(report.expiredMessages)"])
+                }
+            }
+        }
+        sweeper.withLock { $0 = task }
+        let port = channel.localAddress?.port ?? configuration.port
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        return port
+    }
+
+    /// The bound port, once started.
+    public var port: Int? { listener.withLock { $0?.localAddress?.port } }
+
+    /// Drains gracefully: stops accepting, answers every parked long-poll with its cursor, waits
+    /// for connections to close, then stops the event loops.
+    public func shutdown() async throws {
+        sweeper.withLock { $0?.cancel() }
+        let promise = group.next().makePromise(of: Void.self)
+        quiesce.initiateShutdown(promise: promise)
+        try await promise.futureResult.get()
+        try await group.shutdownGracefully()
+        logger.info("stopped")
+    }
+}

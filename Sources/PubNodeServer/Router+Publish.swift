@@ -1,0 +1,33 @@
+import NIOCore
+import PubNodeCore
+
+extension Router {
+    /// `GET /publish/{pub}/{sub}/0/{channel}/{callback}/{json}`, its POST form (JSON body), and the
+    /// same shapes under `/signal`.
+    func publish(_ request: PubNubRequest, kind: MessageKind) -> RouteAction {
+        do {
+            let s = request.segments
+            let payload: [UInt8]
+            if request.method == .POST {
+                guard var body = request.body, body.readableBytes > 0 else {
+                    throw PubNodeError.invalidParameter("POST publish needs a JSON body")
+                }
+                payload = body.readBytes(length: body.readableBytes) ?? []
+            } else {
+                payload = Array(s[6].utf8)
+            }
+            let publishRequest = PublishRequest(
+                publishKey: s[1], subscribeKey: s[2], channel: s[4], payload: payload,
+                meta: request.query["meta"].map { Array($0.utf8) }, uuid: request.query["uuid"], kind: kind,
+                store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
+                ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
+                authKey: request.query["auth"])
+            let result = try service.publish(publishRequest)
+            return .published(.json("[1,\"Sent\",\"\(result.timetoken)\"]"), waiters: result.waiters)
+        } catch let error as PubNodeError {
+            return refuse(error, .publish)
+        } catch {
+            return refuse(.invalidParameter("\(error)"), .publish)
+        }
+    }
+}

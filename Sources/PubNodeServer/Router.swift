@@ -1,0 +1,80 @@
+import NIOCore
+import NIOHTTP1
+import PubNodeCore
+
+/// What the connection handler should do with a routed request.
+public enum RouteAction: Sendable {
+    /// Answer at once.
+    case reply(HTTPReply)
+    /// Answer at once, then wake these waiters (a publish).
+    case published(HTTPReply, waiters: [any Waiter])
+    /// Answer a subscribe: at once when messages are ready, else park it.
+    case subscribe(SubscribePlan)
+}
+
+/// A validated subscribe, ready to answer or park.
+public struct SubscribePlan: Sendable {
+    /// The keyset's broker.
+    public var broker: any KeysetBroker
+    /// What is listened to.
+    public var subscription: Subscription
+    /// The client's cursor (`tt`); zero means handshake.
+    public var cursor: Timetoken
+    /// The region to report in timetoken objects.
+    public var region: Int
+}
+
+/// Maps PubNub's wire protocol onto `PubNodeService`. Pure: no sockets, so it is tested directly.
+public struct Router: Sendable {
+    /// The domain service.
+    public let service: PubNodeService
+    /// The region reported in timetoken objects.
+    public let region: Int
+
+    /// Creates a router.
+    public init(service: PubNodeService, region: Int = 1) {
+        self.service = service
+        self.region = region
+    }
+
+    /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.
+    public func route(_ request: PubNubRequest) -> RouteAction {
+        let s = request.segments
+        switch (request.method, s.first ?? "") {
+        case (.OPTIONS, _):
+            return .reply(.json("{}"))
+        case (.GET, "time") where s.count == 2:
+            return .reply(.json("[\(service.clock.current())]"))
+        case (.GET, "publish") where s.count == 7, (.POST, "publish") where s.count == 6 || s.count == 7:
+            return publish(request, kind: .message)
+        case (.GET, "signal") where s.count == 7, (.POST, "signal") where s.count == 6 || s.count == 7:
+            return publish(request, kind: .signal)
+        case (.GET, "v2") where s.count == 5 && s[1] == "subscribe":
+            return subscribe(request)
+        case (_, "v1") where s.count >= 5 && s[1] == "channel-registration" && s[2] == "sub-key" && s[4] == "channel-group":
+            return channelGroups(request)
+        case (.GET, "v2") where s.count == 7 && s[1] == "presence" && s[2] == "sub-key" && s[4] == "channel" && s[6] == "leave":
+            return leave(request)
+        default:
+            return .reply(ErrorResponses.object(status: .notFound, message: "Not Found: no such endpoint"))
+        }
+    }
+
+    /// Converts a thrown domain error to a reply of the given shape.
+    func refuse(_ error: PubNodeError, _ shape: ErrorResponses.Shape) -> RouteAction {
+        .reply(ErrorResponses.reply(error, shape: shape, timetoken: service.clock.current()))
+    }
+
+    private func leave(_ request: PubNubRequest) -> RouteAction {
+        do {
+            _ = try service.keyset(request.segments[3])
+            try service.authorizer.authorize(AccessRequest(
+                operation: .leave, subscribeKey: request.segments[3],
+                channels: request.segments[5].split(separator: ",").map(String.init),
+                groups: request.list("channel-group"), uuid: request.query["uuid"], authKey: request.query["auth"]))
+            return .reply(.json(#"{"status":200,"message":"OK","action":"leave","service":"Presence"}"#))
+        } catch {
+            return refuse(error, .object(service: "Presence"))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import PubNodeCore
+import PubNodeServer
+
+/// `pubnode`: serves PubNub's publish/subscribe protocol over HTTP long-poll.
+@main
+struct PubNodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pubnode",
+        abstract: "A self-hosted publish/subscribe node speaking PubNub's HTTP protocol.",
+        discussion: """
+        Settings come from, in increasing precedence: built-in defaults, the --config JSON file, \
+        PUBNODE_* environment variables, then flags. With no settings it serves the open demo/demo \
+        keyset on 127.0.0.1:8090.
+        """)
+
+    @Option(help: "Address to bind (default 127.0.0.1; env PUBNODE_HOST).") var host: String?
+    @Option(help: "Port to bind (default 8090; env PUBNODE_PORT).") var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Directory for the node's files (default ./pubnode-data).") var dataDir: String?
+    @Option(help: "JSON configuration file.") var config: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (env PUBNODE_LOG_LEVEL).") var logLevel: String?
+    @Option(help: "Region number reported in timetokens.") var region: Int?
+    @Option(name: .customLong("event-loop-threads"), help: "Event-loop threads (default: one per core).") var eventLoopThreads: Int?
+    @Option(name: .customLong("keyset"), help: "A publishKey:subscribeKey pair; repeat for several (replaces demo/demo).") var keysets: [String] = []
+    @Option(name: .customLong("buffer-size"), help: "Messages kept per channel (default 100).") var bufferSize: Int?
+    @Option(name: .customLong("messages-per-response"), help: "Most messages per subscribe response (default 100).") var messagesPerResponse: Int?
+    @Option(name: .customLong("max-message-bytes"), help: "Message size limit (default 32768).") var maxMessageBytes: Int?
+    @Option(name: .customLong("max-signal-bytes"), help: "Signal payload limit (default 30).") var maxSignalBytes: Int?
+    @Option(name: .customLong("max-body-bytes"), help: "Request body limit (default 65536).") var maxBodyBytes: Int?
+    @Option(name: .customLong("max-channels-per-subscribe"), help: "Channels per subscribe (default 500).") var maxChannelsPerSubscribe: Int?
+    @Option(name: .customLong("max-groups-per-subscribe"), help: "Groups per subscribe (default 10).") var maxGroupsPerSubscribe: Int?
+    @Option(name: .customLong("max-channels-per-group"), help: "Channels per group (default 2000).") var maxChannelsPerGroup: Int?
+    @Option(name: .customLong("long-poll-timeout"), help: "Seconds a subscribe stays parked (default 280).") var longPollTimeout: Int?
+    @Option(name: .customLong("idle-channel-seconds"), help: "Seconds before an empty idle channel is reclaimed (default 60).") var idleChannelSeconds: Int?
+    @Option(name: .customLong("buffer-retention"), help: "Seconds a buffered message is kept; 0 = until pushed out (default 3600).") var bufferRetention: Int?
+
+    func resolvedConfiguration(environment: [String: String]) throws -> NodeConfiguration {
+        var configuration = NodeConfiguration()
+        if let config { try configuration.apply(fileAt: config) }
+        try configuration.apply(environment: environment)
+        let flags: [(String, String?)] = [
+            ("host", host), ("port", port.map(String.init)), ("dataDir", dataDir), ("logLevel", logLevel),
+            ("region", region.map(String.init)), ("eventLoopThreads", eventLoopThreads.map(String.init)),
+            ("keysets", keysets.isEmpty ? nil : keysets.joined(separator: ",")),
+            ("bufferSize", bufferSize.map(String.init)), ("messagesPerResponse", messagesPerResponse.map(String.init)),
+            ("maxMessageBytes", maxMessageBytes.map(String.init)), ("maxSignalBytes", maxSignalBytes.map(String.init)),
+            ("maxBodyBytes", maxBodyBytes.map(String.init)),
+            ("maxChannelsPerSubscribe", maxChannelsPerSubscribe.map(String.init)),
+            ("maxGroupsPerSubscribe", maxGroupsPerSubscribe.map(String.init)),
+            ("maxChannelsPerGroup", maxChannelsPerGroup.map(String.init)),
+            ("longPollTimeoutSeconds", longPollTimeout.map(String.init)),
+            ("idleChannelSeconds", idleChannelSeconds.map(String.init)),
+            ("bufferRetentionSeconds", bufferRetention.map(String.init)),
+        ]
+        for case let (key, value?) in flags { try configuration.set(key, value) }
+        try configuration.validate()
+        return configuration
+    }
+
+    func run() async throws {
+        let configuration: NodeConfiguration
+        do {
+            configuration = try resolvedConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "pubnode")
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits, region: configuration.region)
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.host = configuration.host
+        serverConfiguration.port = configuration.port
+        serverConfiguration.region = configuration.region
+        if configuration.eventLoopThreads > 0 { serverConfiguration.eventLoopThreads = configuration.eventLoopThreads }
+        let server = PubNodeHTTPServer(configuration: serverConfiguration, service: service, logger: logger)
+        try await server.start()
+        logger.info("keysets", metadata: ["subscribeKeys": "\(configuration.keysets.map(\.subscribeKey))"])
+        let signal = await TerminationSignal.wait()
+        logger.info("draining", metadata: ["signal": "\(signal)"])
+        try await server.shutdown()
+    }
+}
+
+/// Waits for SIGTERM or SIGINT.
+enum TerminationSignal {
+    /// Suspends until one of the signals arrives; returns its number.
+    static func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let queue = DispatchQueue(label: "pubnode.signals")
+            let resumed = ResumeOnce(continuation)
+            var sources: [DispatchSourceSignal] = []
+            for number in [SIGTERM, SIGINT] {
+                Foundation.signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { resumed.resume(number) }
+                source.resume()
+                sources.append(source)
+            }
+            Retained.sources = sources
+        }
+    }
+
+    /// Keeps the signal sources alive for the process lifetime.
+    enum Retained {
+        nonisolated(unsafe) static var sources: [DispatchSourceSignal] = []
+    }
+}
+
+/// Resumes a continuation at most once; touched only on the signal queue.
+final class ResumeOnce: @unchecked Sendable {
+    private var continuation: CheckedContinuation<Int32, Never>?
+    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
+    func resume(_ value: Int32) {
+        continuation?.resume(returning: value)
+        continuation = nil
+    }
+}
