@@ -84,8 +84,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             request = try PubNubRequest(method: head.method, uri: head.uri, body: body)
         } catch {
-            let (status, message) = ErrorResponses.describe(error)
-            write(ErrorResponses.object(status: status, message: message), context: context)
+            let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
+            let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")
+            write(ErrorResponses.reply(error, shape: shape, timetoken: router.service.clock.current()), context: context)
             return
         }
         body = nil

@@ -62,12 +62,7 @@ public final class PubNodeHTTPServer: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    let handler = PubNodeHTTPHandler(router: router)
-                    try sync.addHandler(QuiesceTap(handler: handler))
-                    try sync.configureHTTPServerPipeline(withErrorHandling: true)
-                    try sync.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
-                    try sync.addHandler(handler)
+                    try Self.configureConnection(channel.pipeline.syncOperations, router: router, maxBody: maxBody)
                 }
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
@@ -88,6 +83,16 @@ public final class PubNodeHTTPServer: Sendable {
         let port = channel.localAddress?.port ?? configuration.port
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
+    }
+
+    /// Builds one connection's pipeline: quiesce tap, HTTP/1.1 codec with pipelining and protocol
+    /// error handling, gzip request decompression, then the PubNode handler.
+    static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
+        let handler = PubNodeHTTPHandler(router: router)
+        try pipeline.addHandler(QuiesceTap(handler: handler))
+        try pipeline.configureHTTPServerPipeline(withErrorHandling: true)
+        try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
+        try pipeline.addHandler(handler)
     }
 
     /// The bound port, once started.

@@ -21,7 +21,7 @@ public struct PubNubRequest: Sendable {
         var segments: [String] = []
         for raw in target.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             guard let decoded = PercentDecoding.decode(raw) else {
-                throw .invalidParameter("malformed percent-encoding in the path")
+                throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the path")
             }
             segments.append(decoded)
         }
@@ -32,7 +32,7 @@ public struct PubNubRequest: Sendable {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard let name = PercentDecoding.decode(parts[0]),
                       let value = PercentDecoding.decode(parts.count > 1 ? parts[1] : "") else {
-                    throw .invalidParameter("malformed percent-encoding in the query")
+                    throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the query")
                 }
                 query[name] = value
             }

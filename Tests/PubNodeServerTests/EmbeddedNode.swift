@@ -1,0 +1,90 @@
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import PubNodeCore
+@testable import PubNodeServer
+import XCTest
+
+/// A node wired to in-memory connections: each `Connection` is an `EmbeddedChannel` carrying the
+/// production pipeline, fed raw HTTP bytes. No sockets.
+final class EmbeddedNode {
+    let service: PubNodeService
+    let router: Router
+
+    init(keysets: [Keyset] = [.demo], limits: Limits = Limits()) {
+        service = PubNodeService(keysets: keysets, limits: limits)
+        router = Router(service: service)
+    }
+
+    /// A new connection.
+    func connect() throws -> Connection {
+        let channel = EmbeddedChannel()
+        try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router,
+                                                  maxBody: service.limits.maxBodyBytes)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        return Connection(channel: channel)
+    }
+
+    /// Sends one GET on a fresh connection and returns its complete answer.
+    func get(_ target: String, file: StaticString = #filePath, line: UInt = #line) throws -> Response {
+        let connection = try connect()
+        try connection.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+        return try XCTUnwrap(connection.response(), "no response to \(target)", file: file, line: line)
+    }
+
+    /// Sends a POST with `body` on a fresh connection.
+    func post(_ target: String, body: [UInt8], headers: [String: String] = [:]) throws -> Response? {
+        let connection = try connect()
+        var head = "POST \(target) HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        try connection.send(Array((head + "\r\n").utf8) + body)
+        return try connection.response()
+    }
+
+    /// A subscribe handshake's cursor for `channels`.
+    func handshake(_ channels: String = "c", query: String = "") throws -> String {
+        let response = try get("/v2/subscribe/demo/\(channels)/0?tt=0\(query)")
+        return try XCTUnwrap(response.json["t"]?["t"]?.stringValue)
+    }
+
+    /// Publishes a JSON text on `channel` with GET and returns the timetoken.
+    @discardableResult
+    func publish(_ channel: String, _ json: String, query: String = "") throws -> String {
+        let encoded = json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let response = try get("/publish/demo/demo/0/\(channel)/0/\(encoded)?uuid=tester\(query)")
+        XCTAssertEqual(response.status, 200, response.text)
+        return try XCTUnwrap(response.json[2]?.stringValue)
+    }
+}
+
+/// One in-memory client connection.
+final class Connection {
+    let channel: EmbeddedChannel
+    private var pending: [UInt8] = []
+
+    init(channel: EmbeddedChannel) { self.channel = channel }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        try channel.writeInbound(ByteBuffer(bytes: bytes))
+    }
+
+    /// Runs queued event-loop work (wakes from publishes on other connections) and timers due now.
+    func runLoop() {
+        channel.embeddedEventLoop.run()
+    }
+
+    /// The next complete response written so far, if any.
+    func response() throws -> Response? {
+        runLoop()
+        while let chunk = try channel.readOutbound(as: ByteBuffer.self) {
+            pending += chunk.readableBytesView
+        }
+        guard let (response, used) = Response.parse(pending) else { return nil }
+        pending.removeFirst(used)
+        return response
+    }
+
+    var isOpen: Bool { channel.isActive }
+}
