@@ -34,7 +34,7 @@ public final class PubNodeHTTPServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let quiesce: ServerQuiescingHelper
     private let listener = Mutex<(any Channel)?>(nil)
-    private let sweeper = Mutex<RepeatedTask?>(nil)
+    private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop)?>(nil)
 
     /// Creates a server; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, service: PubNodeService, logger: Logger = Logger(label: "pubnode")) {
@@ -70,7 +70,8 @@ public final class PubNodeHTTPServer: Sendable {
         let interval = TimeAmount.seconds(Int64(configuration.sweepIntervalSeconds))
         let service = self.service
         let logger = self.logger
-        let task = group.next().scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+        let sweepLoop = group.next()
+        let task = sweepLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             for keyset in service.broker.allKeysets {
                 let report = keyset.sweep()
                 if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
@@ -79,7 +80,7 @@ public final class PubNodeHTTPServer: Sendable {
                 }
             }
         }
-        sweeper.withLock { $0 = task }
+        sweeper.withLock { $0 = (task, sweepLoop) }
         let port = channel.localAddress?.port ?? configuration.port
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
@@ -101,7 +102,11 @@ public final class PubNodeHTTPServer: Sendable {
     /// Drains gracefully: stops accepting, answers every parked long-poll with its cursor, waits
     /// for connections to close, then stops the event loops.
     public func shutdown() async throws {
-        sweeper.withLock { $0?.cancel() }
+        if let sweep = sweeper.withLock({ $0 }) {
+            let cancelled = sweep.loop.makePromise(of: Void.self)
+            sweep.task.cancel(promise: cancelled)
+            try await cancelled.futureResult.get()
+        }
         let promise = group.next().makePromise(of: Void.self)
         quiesce.initiateShutdown(promise: promise)
         try await promise.futureResult.get()

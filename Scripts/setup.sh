@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine needs to build and test PubNode (idempotent).
+# Swift itself is expected at /opt/swift or on PATH.
+set -euo pipefail
+need=()
+for pkg in zlib1g-dev libsqlite3-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need+=(python3-venv); fi
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing: ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "please install: ${need[*]} (apt-get install)"; exit 1
+  fi
+fi
+command -v swift >/dev/null || { echo "swift not found on PATH"; exit 1; }

@@ -1,0 +1,231 @@
+"""Shared helpers for the PubNode interoperability suite.
+
+Every test talks to a running pubnode through the official PubNub Python SDK.
+The node's address comes from PUBNODE_ORIGIN (host:port), set by run.sh.
+"""
+
+import os
+import queue
+import threading
+import time
+import uuid
+
+import pytest
+
+from pubnub.callbacks import SubscribeCallback
+from pubnub.enums import PNOperationType, PNReconnectionPolicy, PNStatusCategory
+from pubnub.exceptions import PubNubException
+from pubnub.pnconfiguration import PNConfiguration
+from pubnub.pubnub import PubNub
+
+# Longest we ever wait for a single event. The server holds long-polls for 280 s,
+# so no test may depend on a long-poll timing out.
+WAIT = 10
+
+
+def pytest_configure(config):
+    if not os.environ.get("PUBNODE_ORIGIN"):
+        raise pytest.UsageError(
+            "PUBNODE_ORIGIN is not set; run the suite through Tests/Interop/run.sh "
+            "or export PUBNODE_ORIGIN=host:port of a running pubnode")
+
+
+def origin():
+    return os.environ["PUBNODE_ORIGIN"]
+
+
+def uniq(prefix="ch"):
+    """A channel / group name no other test uses."""
+    return "%s-%s" % (prefix, uuid.uuid4().hex)
+
+
+def status_code_of(exc):
+    """HTTP status code carried by a PubNubException raised from .sync()."""
+    code = exc.get_status_code() if hasattr(exc, "get_status_code") else 0
+    if not code and getattr(exc, "status", None) is not None:
+        code = exc.status.status_code or 0
+    return int(code or 0)
+
+
+def expect_http_error(call):
+    """Run call(); it must raise PubNubException. Returns (status_code, exception)."""
+    try:
+        envelope = call()
+    except PubNubException as exc:
+        return status_code_of(exc), exc
+    status = getattr(envelope, "status", None)
+    raise AssertionError(
+        "request succeeded but an error was expected: status=%s result=%r"
+        % (getattr(status, "status_code", None), getattr(envelope, "result", None)))
+
+
+def now_tt():
+    return int(time.time() * 10_000_000)
+
+
+def describe_status(status):
+    err = None
+    if status.error_data is not None:
+        err = status.error_data.information
+    return "%s/%s code=%s error=%s" % (
+        getattr(status.category, "name", status.category),
+        getattr(status.operation, "name", status.operation),
+        status.status_code, err)
+
+
+class Listener(SubscribeCallback):
+    """Collects everything the SDK's subscribe loop delivers."""
+
+    def __init__(self):
+        self.messages = queue.Queue()
+        self.signals = queue.Queue()
+        self.presences = queue.Queue()
+        self.leaves = queue.Queue()
+        self.statuses = []
+        self.connected = threading.Event()
+        self._lock = threading.Lock()
+
+    # SubscribeCallback interface -------------------------------------------------
+    def status(self, pubnub, status):
+        with self._lock:
+            self.statuses.append(status)
+        if status.category == PNStatusCategory.PNConnectedCategory:
+            self.connected.set()
+        if status.operation == PNOperationType.PNUnsubscribeOperation:
+            self.leaves.put(status)
+
+    def message(self, pubnub, message):
+        self.messages.put(message)
+
+    def signal(self, pubnub, signal):
+        self.signals.put(signal)
+
+    def presence(self, pubnub, presence):
+        self.presences.put(presence)
+
+    # helpers ---------------------------------------------------------------------
+    def status_log(self):
+        with self._lock:
+            return "; ".join(describe_status(s) for s in self.statuses) or "(none)"
+
+    def subscribe_failed(self):
+        with self._lock:
+            return any(s.is_error() and s.operation == PNOperationType.PNSubscribeOperation
+                       for s in self.statuses)
+
+    def wait_connected(self, timeout=WAIT):
+        deadline = time.monotonic() + timeout
+        while not self.connected.wait(0.05):
+            if self.subscribe_failed() or time.monotonic() >= deadline:
+                break
+        if not self.connected.is_set():
+            raise AssertionError(
+                "subscription not established (waited up to %.0f s); statuses: %s"
+                % (timeout, self.status_log()))
+
+    def _get(self, q, what, timeout):
+        try:
+            return q.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(
+                "no %s received within %.0f s; statuses: %s"
+                % (what, timeout, self.status_log())) from None
+
+    def next_message(self, timeout=WAIT):
+        return self._get(self.messages, "message", timeout)
+
+    def next_signal(self, timeout=WAIT):
+        return self._get(self.signals, "signal", timeout)
+
+    def next_leave(self, timeout=WAIT):
+        return self._get(self.leaves, "leave status", timeout)
+
+    def take_messages(self, count, timeout=WAIT):
+        """Exactly `count` messages, waiting at most `timeout` seconds in total."""
+        got = []
+        deadline = time.monotonic() + timeout
+        while len(got) < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                got.append(self.messages.get(timeout=remaining))
+            except queue.Empty:
+                break
+        if len(got) < count:
+            preview = [m.message for m in got[:5]]
+            raise AssertionError(
+                "expected %d messages within %.0f s, got %d (first: %r); statuses: %s"
+                % (count, timeout, len(got), preview, self.status_log()))
+        return got
+
+    def assert_no_more_messages(self, seconds=1.0):
+        try:
+            extra = self.messages.get(timeout=seconds)
+        except queue.Empty:
+            return
+        raise AssertionError(
+            "unexpected extra message on %s: %r" % (extra.channel, extra.message))
+
+
+class Node:
+    """Creates SDK clients pointed at the node under test and cleans them up."""
+
+    def __init__(self):
+        self._clients = []
+
+    def client(self, name="client", publish_key="demo", subscribe_key="demo"):
+        config = PNConfiguration()
+        config.publish_key = publish_key
+        config.subscribe_key = subscribe_key
+        config.ssl = False
+        config.origin = origin()
+        config.user_id = "%s-%s" % (name, uuid.uuid4().hex[:12])
+        # Worker threads must not keep the interpreter alive: a long-poll that is
+        # still parked on the server would otherwise block exit for 280 s.
+        config.daemon = True
+        # Fail fast and visibly instead of retrying against a broken server.
+        config.reconnect_policy = PNReconnectionPolicy.NONE
+        config.non_subscribe_request_timeout = WAIT
+        config.connect_timeout = WAIT
+        pn = PubNub(config)
+        self._clients.append(pn)
+        return pn
+
+    def subscribe(self, pn, channels=(), groups=(), timetoken=None, wait=True):
+        """Subscribe `pn` and return a Listener once the subscription is live."""
+        listener = Listener()
+        pn.add_listener(listener)
+        builder = pn.subscribe()
+        if channels:
+            builder = builder.channels(list(channels))
+        if groups:
+            builder = builder.channel_groups(list(groups))
+        if timetoken is not None:
+            builder = builder.with_timetoken(timetoken)
+        builder.execute()
+        if wait:
+            listener.wait_connected()
+        return listener
+
+    def close(self):
+        for pn in self._clients:
+            try:
+                if pn.get_subscribed_channels() or pn.get_subscribed_channel_groups():
+                    pn.unsubscribe_all()
+            except Exception:
+                pass
+            try:
+                pn.stop()
+            except Exception:
+                pass
+        self._clients = []
+
+
+@pytest.fixture
+def node():
+    n = Node()
+    try:
+        yield n
+    finally:
+        n.close()
