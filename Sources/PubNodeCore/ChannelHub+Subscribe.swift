@@ -4,6 +4,13 @@ extension ChannelHub {
     /// Returns the deliveries and the cursor the client should send next (the last delivered
     /// timetoken, or `cursor` itself when nothing is ready).
     public func collect(_ subscription: Subscription, after cursor: Timetoken) -> (deliveries: [Delivery], next: Timetoken) {
+        if subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty {
+            // The common case: one channel's ring is already in order and duplicate-free.
+            guard let state = channels.get(subscription.channels[0]) else { return ([], cursor) }
+            let found = state.inner.withLock { $0.ring.messages(after: cursor, limit: limits.messagesPerResponse) }
+            guard let last = found.last else { return ([], cursor) }
+            return (found.map { Delivery(message: $0, match: nil) }, last.timetoken)
+        }
         var seen = Set<Timetoken>()
         var out: [Delivery] = []
         func gather(_ channel: String, match: String?) {

@@ -15,13 +15,16 @@ public final class PubNodeService: Sendable {
     public let hooks: any HookDispatcher
     /// The node's timetoken clock.
     public let clock: TimetokenClock
+    /// Region number rendered into envelopes the service builds itself (fire).
+    public let region: Int
     private let publishKeys: [String: Set<String>]
     private let validator = JSONValidator()
 
     /// Assembles the service.
-    public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock,
+    public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock, region: Int = 1,
                 authorizer: any Authorizer = OpenAuthorizer(), hooks: any HookDispatcher = NoHookDispatcher()) {
         self.keysets = keysets
+        self.region = region
         self.limits = limits
         self.broker = broker
         self.clock = clock
@@ -35,7 +38,8 @@ public final class PubNodeService: Sendable {
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
                             hooks: any HookDispatcher = NoHookDispatcher()) {
         let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region)
-        self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, authorizer: authorizer, hooks: hooks)
+        self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, region: region,
+                  authorizer: authorizer, hooks: hooks)
     }
 
     /// The broker of a subscribe key, or `invalidKey`.
@@ -69,7 +73,7 @@ public final class PubNodeService: Sendable {
                                  store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
         if request.isFire {
             let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
-                                           region: 1, publishedAtNanoseconds: clock.nowNanoseconds())
+                                           region: region, publishedAtNanoseconds: clock.nowNanoseconds())
             hooks.fired(message, subscribeKey: request.subscribeKey)
             return PublishResult(timetoken: message.timetoken, waiters: [], message: message)
         }

@@ -122,7 +122,13 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func pollWoken(_ poll: ParkedPoll) {
         guard let parked, parked.poll === poll else { return }
         let plan = parked.plan
-        plan.broker.cancel(poll, on: plan.subscription)
+        let ready = plan.broker.collect(plan.subscription, after: plan.cursor)
+        if !ready.deliveries.isEmpty {
+            answer(poll, deliveries: ready.deliveries, next: ready.next)
+            return
+        }
+        // Nothing newer after all (say the channel left the group): wait again. Registering before
+        // reading again means a publish racing with this is either read now or wakes the poll.
         poll.rearm()
         if let ready = plan.broker.park(poll, on: plan.subscription, after: plan.cursor) {
             answer(poll, deliveries: ready.deliveries, next: ready.next)
