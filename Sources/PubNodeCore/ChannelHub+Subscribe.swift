@@ -11,12 +11,18 @@ extension ChannelHub {
             guard let last = found.last else { return ([], cursor) }
             return (found.map { Delivery(message: $0, match: nil) }, last.timetoken)
         }
+        // Several channels are read one after another, each under its own lock, while publishers
+        // keep issuing timetokens. Only messages at or below a horizon taken *before* reading are
+        // delivered: a publish at or below it issued its timetoken under its channel's lock before
+        // that channel was read, so it is visible; anything later is left for the next poll. The
+        // returned cursor therefore never skips a message still being appended elsewhere.
+        let horizon = clock.current()
         var seen = Set<Timetoken>()
         var out: [Delivery] = []
         func gather(_ channel: String, match: String?) {
             guard let state = channels.get(channel) else { return }
             let found = state.inner.withLock { Array($0.ring.messages(after: cursor, limit: limits.messagesPerResponse)) }
-            for message in found where seen.insert(message.timetoken).inserted {
+            for message in found where message.timetoken <= horizon && seen.insert(message.timetoken).inserted {
                 out.append(Delivery(message: message, match: match))
             }
         }

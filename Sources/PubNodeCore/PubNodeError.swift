@@ -10,7 +10,7 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case publishToWildcard(String)
     /// The payload is not valid JSON.
     case invalidJSON
-    /// The `meta` parameter is not a JSON object.
+    /// The `meta` parameter is not valid JSON.
     case invalidMeta
     /// The message is over the size limit.
     case messageTooLarge(limit: Int)

@@ -1,0 +1,111 @@
+import Synchronization
+import XCTest
+@testable import PubNodeCore
+
+/// A wall clock whose time the test sets and advances; safe to read from any thread.
+final class ManualClock: WallClock {
+    /// 2023-11-14T22:13:20.123456789Z: not a multiple of 100 ns, so the division is visible.
+    static let start: UInt64 = 1_700_000_000_123_456_789
+
+    private let nanoseconds: Mutex<UInt64>
+
+    init(_ start: UInt64 = ManualClock.start) {
+        nanoseconds = Mutex(start)
+    }
+
+    func nowNanoseconds() -> UInt64 {
+        nanoseconds.withLock { $0 }
+    }
+
+    func set(_ value: UInt64) {
+        nanoseconds.withLock { $0 = value }
+    }
+
+    func advance(nanoseconds delta: UInt64) {
+        nanoseconds.withLock { $0 += delta }
+    }
+
+    func advance(seconds: UInt64) {
+        advance(nanoseconds: seconds * 1_000_000_000)
+    }
+
+    func rewind(nanoseconds delta: UInt64) {
+        nanoseconds.withLock { $0 -= delta }
+    }
+}
+
+/// A parked subscriber stand-in that counts its wake-ups.
+final class TestWaiter: Waiter {
+    private let wakes = Mutex(0)
+
+    func wake() {
+        wakes.withLock { $0 += 1 }
+    }
+
+    var wakeCount: Int { wakes.withLock { $0 } }
+}
+
+/// Shared helpers for building hubs, drafts and subscriptions.
+enum Fixture {
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    static func draft(_ channel: String, _ payload: String = "1") -> PublishDraft {
+        PublishDraft(channel: channel, payload: bytes(payload))
+    }
+
+    static func hub(limits: Limits = Limits(), clock: ManualClock = ManualClock(), key: String = "demo") -> ChannelHub {
+        ChannelHub(subscribeKey: key, limits: limits, clock: TimetokenClock(wall: clock))
+    }
+
+    static func subscription(_ channels: [String] = [], groups: [String] = [], limits: Limits = Limits(),
+                             file: StaticString = #filePath, line: UInt = #line) -> Subscription {
+        do {
+            return try Subscription(channelNames: channels, groupNames: groups, limits: limits)
+        } catch {
+            XCTFail("subscription \(channels) \(groups) refused: \(error)", file: file, line: line)
+            return Subscription()
+        }
+    }
+
+    static func message(_ timetoken: UInt64, channel: String = "ch", at nanoseconds: UInt64 = 0,
+                        payload: String = "1") -> PublishedMessage {
+        PublishedMessage(draft: draft(channel, payload), timetoken: Timetoken(timetoken), subscribeKey: "demo",
+                         region: 1, publishedAtNanoseconds: nanoseconds)
+    }
+
+    /// The error `body` throws, or nil when it returns normally.
+    static func error(_ body: () throws -> Void) -> (any Error)? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func pubNodeError(_ body: () throws -> Void) -> PubNodeError? {
+        error(body) as? PubNodeError
+    }
+
+    static func violation(_ body: () throws -> Void) -> NameRules.Violation? {
+        error(body) as? NameRules.Violation
+    }
+}
+
+extension Array where Element == any Waiter {
+    /// True when `waiter` (by identity) is among these waiters.
+    func includes(_ waiter: TestWaiter) -> Bool {
+        contains { $0 === waiter }
+    }
+
+    /// How many times `waiter` appears.
+    func occurrences(of waiter: TestWaiter) -> Int {
+        filter { $0 === waiter }.count
+    }
+}
+
+extension Array where Element == Delivery {
+    var timetokens: [Timetoken] { map(\.message.timetoken) }
+    var channels: [String] { map(\.message.channel) }
+    var payloads: [String] { map { String(decoding: $0.message.payload, as: UTF8.self) } }
+}
