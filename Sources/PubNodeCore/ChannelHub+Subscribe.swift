@@ -28,10 +28,14 @@ extension ChannelHub {
         }
         for channel in subscription.channels { gather(channel, match: nil) }
         for group in subscription.groups {
-            for member in groups.get(group)?.members() ?? [] { gather(member, match: group) }
+            if let base = NameRules.presenceBase(group) {
+                for member in groups.get(base)?.members() ?? [] { gather(member + NameRules.presenceSuffix, match: group) }
+            } else {
+                for member in groups.get(group)?.members() ?? [] { gather(member, match: group) }
+            }
         }
         for wildcard in subscription.wildcards {
-            for member in prefixes.get(wildcard.prefix)?.members() ?? [] { gather(member, match: wildcard.pattern) }
+            for member in prefixes.get(wildcard.pattern)?.members() ?? [] { gather(member, match: wildcard.pattern) }
         }
         guard !out.isEmpty else { return ([], cursor) }
         out.sort { $0.message.timetoken < $1.message.timetoken }
@@ -61,7 +65,7 @@ extension ChannelHub {
             groups.get(group)?.inner.withLock { $0.waiters.remove(waiter) }
         }
         for wildcard in subscription.wildcards {
-            prefixes.get(wildcard.prefix)?.inner.withLock { $0.waiters.remove(waiter) }
+            prefixes.get(wildcard.pattern)?.inner.withLock { $0.waiters.remove(waiter) }
         }
     }
 
@@ -77,7 +81,7 @@ extension ChannelHub {
             withFanIn(groups, group) { $0.waiters.insert(waiter) }
         }
         for wildcard in subscription.wildcards {
-            withFanIn(prefixes, wildcard.prefix) { $0.waiters.insert(waiter) }
+            withFanIn(prefixes, wildcard.pattern) { $0.waiters.insert(waiter) }
         }
     }
 

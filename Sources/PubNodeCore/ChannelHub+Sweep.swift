@@ -30,8 +30,8 @@ extension ChannelHub {
         }
         report.reclaimedChannels = reclaimed.count
         for name in reclaimed {
-            for prefix in NameRules.wildcardPrefixes(of: name) {
-                prefixes.get(prefix)?.inner.withLock { inner in
+            for pattern in NameRules.wildcardPatterns(matching: name) {
+                prefixes.get(pattern)?.inner.withLock { inner in
                     if channels.get(name) == nil { inner.members.remove(name) }
                 }
             }

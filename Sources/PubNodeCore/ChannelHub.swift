@@ -12,6 +12,7 @@ public final class ChannelHub: Sendable {
     let region: Int
     let channels = ShardedMap<String, ChannelState>()
     let groups = ShardedMap<String, FanInState>(shardCount: 16)
+    /// Wildcard patterns (`a.*`, `a.*-pnpres`): the channels that exist under each and the waiters on it.
     let prefixes = ShardedMap<String, FanInState>(shardCount: 16)
 
     /// Creates an empty hub.
@@ -53,11 +54,18 @@ public final class ChannelHub: Sendable {
                 return accepted
             }
         }
+        if let base = NameRules.presenceBase(draft.channel) {
+            // A presence event reaches subscribers of `group-pnpres` for every group holding the base channel.
+            let baseGroups = channels.get(base)?.inner.withLock { $0.groups } ?? []
+            for group in baseGroups {
+                groups.get(group + NameRules.presenceSuffix)?.takeWaiters(into: &waiters)
+            }
+        }
         for group in memberOf {
             groups.get(group)?.takeWaiters(into: &waiters)
         }
-        for prefix in NameRules.wildcardPrefixes(of: draft.channel) {
-            prefixes.get(prefix)?.takeWaiters(into: &waiters)
+        for pattern in NameRules.wildcardPatterns(matching: draft.channel) {
+            prefixes.get(pattern)?.takeWaiters(into: &waiters)
         }
         return PublishOutcome(message: message!, waiters: waiters)
     }
@@ -71,8 +79,8 @@ public final class ChannelHub: Sendable {
             return ChannelState(name: name, capacity: limits.bufferSize, now: clock.nowNanoseconds())
         }
         if created {
-            for prefix in NameRules.wildcardPrefixes(of: name) {
-                withFanIn(prefixes, prefix) { $0.members.insert(name) }
+            for pattern in NameRules.wildcardPatterns(matching: name) {
+                withFanIn(prefixes, pattern) { $0.members.insert(name) }
             }
         }
         return state

@@ -29,9 +29,32 @@ public enum NameRules {
         try validateToken(name.utf8)
     }
 
-    /// True when the name is a wildcard subscription (`….*`).
+    /// The suffix naming a channel's (or group's, or wildcard's) presence channel.
+    public static let presenceSuffix = "-pnpres"
+
+    /// True when the name is a wildcard subscription (`….*`, or its presence form `….*-pnpres`).
     public static func isWildcard(_ name: String) -> Bool {
-        name.utf8.last == UInt8(ascii: "*")
+        name.hasSuffix("*") || name.hasSuffix("*" + presenceSuffix)
+    }
+
+    /// The name without its `-pnpres` suffix, or nil when it has none.
+    public static func presenceBase(_ name: String) -> String? {
+        guard name.hasSuffix(presenceSuffix), name.utf8.count > presenceSuffix.utf8.count else { return nil }
+        return String(name.dropLast(presenceSuffix.count))
+    }
+
+    /// Checks a wildcard subscription, plain (`a.*`) or presence (`a.*-pnpres`); returns its prefix.
+    public static func wildcardPatternPrefix(_ name: String) throws(Violation) -> String {
+        try wildcardPrefix(presenceBase(name) ?? name)
+    }
+
+    /// The wildcard patterns that match a concrete channel: `a.b.c` → `["a.*", "a.b.*"]`, and for
+    /// its presence channel `a.b.c-pnpres` → `["a.*-pnpres", "a.b.*-pnpres"]`.
+    public static func wildcardPatterns(matching channel: String) -> [String] {
+        if let base = presenceBase(channel) {
+            return wildcardPrefixes(of: base).map { $0 + "*" + presenceSuffix }
+        }
+        return wildcardPrefixes(of: channel).map { $0 + "*" }
     }
 
     /// Checks a wildcard subscription and returns its prefix including the final dot (`a.` for `a.*`).

@@ -2,7 +2,7 @@
 public struct Subscription: Sendable, Equatable {
     /// A wildcard subscription: the pattern as the client wrote it and its prefix (`a.*` → `a.`).
     public struct Wildcard: Sendable, Equatable {
-        /// The pattern, e.g. `a.b.*`.
+        /// The pattern, e.g. `a.b.*` or `a.b.*-pnpres`; it keys the hub's wildcard index.
         public var pattern: String
         /// The prefix every matching channel starts with, e.g. `a.b.`.
         public var prefix: String
@@ -33,7 +33,7 @@ public struct Subscription: Sendable, Equatable {
         for name in channelNames where seenChannels.insert(name).inserted {
             if NameRules.isWildcard(name) {
                 do {
-                    wildcards.append(Wildcard(pattern: name, prefix: try NameRules.wildcardPrefix(name)))
+                    wildcards.append(Wildcard(pattern: name, prefix: try NameRules.wildcardPatternPrefix(name)))
                 } catch {
                     throw .invalidChannel(name, error)
                 }

@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# Benchmarks PubNode (and optionally Nchan) on this machine with pubnode-load and prints a
+# Markdown table that can be pasted into Docs/performance.md.
+#
+# Scenarios, for each server:
+#   park     RSS per parked long-poll subscriber (fresh server, VmRSS before/after)
+#   publish  closed-loop publish throughput, latency, and server CPU use
+#   fanout   delivery latency to 1,000 and 10,000 parked subscribers
+#
+# Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
+#                         [--no-build] [--quick] [--help]
+#
+# Environment overrides (defaults in brackets):
+#   SCRATCH        build folder for swift build [.build]
+#   PUBNODE_BIN    use this pubnode binary instead of building one
+#   NCHAN=1        same as --with-nchan
+#   NCHAN_WORKERS  nginx worker_processes for Nchan [1]
+#   CONNECTIONS [64]  DURATION [10]  WARMUP [1]  PAYLOAD [16]  CHANNELS [1]
+#   FANOUT_SIZES ["1000 10000"]  MESSAGES [20]  INTERVAL_MS [200]
+#   PARK_SUBS [10000]  PARK_HOLD [5]
+#   PUBLISH_THREADS  client event loops for the publish run [1]: like wrk -t1, this leaves
+#                    the other core(s) to the server; 2 client loops on 2 cores measured lower
+#   LOAD_THREADS     client event loops for park and fan-out [nproc]
+#   RESULTS_DIR    keep the raw JSON results and server logs here
+#
+# Only loopback addresses are used. Everything started here is stopped on exit.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SCRATCH=${SCRATCH:-$ROOT/.build}
+PUBNODE_BIN=${PUBNODE_BIN:-}
+NCHAN=${NCHAN:-0}
+NCHAN_WORKERS=${NCHAN_WORKERS:-1}
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-1}
+PAYLOAD=${PAYLOAD:-16}
+CHANNELS=${CHANNELS:-1}
+FANOUT_SIZES=${FANOUT_SIZES:-"1000 10000"}
+MESSAGES=${MESSAGES:-20}
+INTERVAL_MS=${INTERVAL_MS:-200}
+PARK_SUBS=${PARK_SUBS:-10000}
+PARK_HOLD=${PARK_HOLD:-5}
+LOAD_THREADS=${LOAD_THREADS:-$(nproc)}
+PUBLISH_THREADS=${PUBLISH_THREADS:-1}
+RESULTS_DIR=${RESULTS_DIR:-}
+RUN_PUBNODE=1
+BUILD=1
+INSTALL=0
+
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --with-nchan) NCHAN=1 ;;
+        --install) INSTALL=1 ;;
+        --no-pubnode) RUN_PUBNODE=0 ;;
+        --pubnode-bin) PUBNODE_BIN=$2; shift ;;
+        --no-build) BUILD=0 ;;
+        --quick) DURATION=3; FANOUT_SIZES="1000"; MESSAGES=5; PARK_SUBS=2000; PARK_HOLD=2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+
+log() { echo "[bench] $*" >&2; }
+
+# ---------------------------------------------------------------- clean-up
+WORK=$(mktemp -d /tmp/pubnode-bench.XXXXXX)
+chmod 755 "$WORK"   # nginx workers run as an unprivileged user and need to reach their temp dirs
+STARTED_PIDS=()
+
+# is_child PID: true while PID is still a child of this script (guards against reused pids).
+is_child() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [[ "$(cut -d' ' -f2 <<<"$stat")" == "$$" ]]
+}
+
+cleanup() {
+    local pid alive=()
+    for pid in "${STARTED_PIDS[@]}"; do
+        if is_child "$pid"; then
+            alive+=("$pid")
+            kill "$pid" 2>/dev/null || true
+        fi
+    done
+    for _ in $(seq 1 50); do
+        local any=0
+        for pid in "${alive[@]}"; do is_child "$pid" && any=1; done
+        [[ $any == 0 ]] && break
+        sleep 0.1
+    done
+    for pid in "${alive[@]}"; do
+        if is_child "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
+    done
+    if [[ -n "$RESULTS_DIR" ]]; then
+        mkdir -p "$RESULTS_DIR"
+        cp "$WORK"/*.json "$WORK"/*.log "$RESULTS_DIR"/ 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- helpers
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+log "open file limit: $(ulimit -n)"
+
+# A free loopback port below the ephemeral range, so client sockets never take it.
+free_port() {
+    local port
+    for _ in $(seq 1 500); do
+        port=$(( (RANDOM % 12000) + 20000 ))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return 0
+        fi
+    done
+    echo "no free port found" >&2
+    return 1
+}
+
+# wait_port PORT PID: waits up to 30 s for PORT to accept connections while PID lives.
+wait_port() {
+    local port=$1 pid=$2
+    for _ in $(seq 1 300); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        kill -0 "$pid" 2>/dev/null || { log "server (pid $pid) exited early"; return 1; }
+        sleep 0.1
+    done
+    log "port $port did not open"
+    return 1
+}
+
+# Process ids of a server: the given pid and its direct children (nginx workers).
+server_pids() { echo "$1" $(pgrep -P "$1" 2>/dev/null || true); }
+
+# Sum of VmRSS (KiB) over a server's processes.
+rss_kib() {
+    local total=0 pid value
+    for pid in $(server_pids "$1"); do
+        value=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+        total=$(( total + ${value:-0} ))
+    done
+    echo "$total"
+}
+
+# Sum of utime+stime (clock ticks) over a server's processes.
+cpu_ticks() {
+    local total=0 pid value
+    for pid in $(server_pids "$1"); do
+        value=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        total=$(( total + ${value:-0} ))
+    done
+    echo "$total"
+}
+
+now_ns() { date +%s%N; }
+
+# jget JSON KEY: value of a flat numeric or string key of a one-line JSON object.
+jget() { grep -o "\"$2\":[^,}]*" <<<"$1" | head -1 | cut -d: -f2- | tr -d '"'; }
+
+# Last line of a result file that is a JSON object.
+json_line() { grep '^{' "$1" | tail -1; }
+
+declare -A R   # results: R[<server>.<metric>]
+
+# ---------------------------------------------------------------- build
+cd "$ROOT"
+if [[ $RUN_PUBNODE == 1 && -z "$PUBNODE_BIN" ]]; then
+    if [[ $BUILD == 1 ]]; then
+        log "building pubnode (release) in $SCRATCH"
+        swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
+    fi
+    PUBNODE_BIN=$SCRATCH/release/pubnode
+fi
+if [[ $BUILD == 1 ]]; then
+    log "building pubnode-load (release) in $SCRATCH"
+    swift build -c release --product pubnode-load --scratch-path "$SCRATCH" >&2
+fi
+LOAD=$SCRATCH/release/pubnode-load
+[[ -x "$LOAD" ]] || { echo "missing $LOAD (build it or drop --no-build)" >&2; exit 1; }
+if [[ $RUN_PUBNODE == 1 ]]; then
+    [[ -x "$PUBNODE_BIN" ]] || { echo "missing pubnode binary: $PUBNODE_BIN" >&2; exit 1; }
+fi
+
+if [[ $NCHAN == 1 ]]; then
+    if [[ $INSTALL == 1 ]] && ! [[ -f /usr/lib/nginx/modules/ngx_nchan_module.so ]]; then
+        log "installing nginx and libnginx-mod-nchan"
+        apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx libnginx-mod-nchan >&2
+    fi
+    if ! command -v nginx >/dev/null || ! [[ -f /usr/lib/nginx/modules/ngx_nchan_module.so ]]; then
+        echo "Nchan requested but nginx/libnginx-mod-nchan is not installed (use --install)" >&2
+        exit 1
+    fi
+fi
+
+# ---------------------------------------------------------------- scenarios
+# run_suite NAME TARGET PORT PID: runs every scenario against one running server.
+run_suite() {
+    local name=$1 target=$2 port=$3 pid=$4
+    local common=(--host 127.0.0.1 --port "$port" --target "$target" --json)
+    local out line
+
+    # 1. Memory per parked subscriber, on the fresh server.
+    out=$WORK/$name-park.json
+    local before during
+    sleep 1
+    before=$(rss_kib "$pid")
+    "$LOAD" park "${common[@]}" --threads "$LOAD_THREADS" --subscribers "$PARK_SUBS" --hold "$PARK_HOLD" \
+        --channel "park-$RANDOM" >"$out" 2>&1 &
+    local park_pid=$!
+    STARTED_PIDS+=("$park_pid")
+    for _ in $(seq 1 1800); do
+        grep -q '^parked' "$out" 2>/dev/null && break
+        kill -0 "$park_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep 1
+    during=$(rss_kib "$pid")
+    wait "$park_pid" || log "$name park exited with an error"
+    line=$(json_line "$out")
+    R[$name.rss_idle_kib]=$before
+    R[$name.rss_parked_kib]=$during
+    R[$name.parked]=$(jget "$line" parked)
+    R[$name.park_errors]=$(jget "$line" errors)
+    log "$name park: $(head -1 "$out"), VmRSS ${before} -> ${during} KiB"
+
+    # 2. Publish throughput and server CPU.
+    out=$WORK/$name-publish.json
+    local ticks0 ticks1 t0 t1
+    ticks0=$(cpu_ticks "$pid"); t0=$(now_ns)
+    "$LOAD" publish "${common[@]}" --threads "$PUBLISH_THREADS" --connections "$CONNECTIONS" --duration "$DURATION" \
+        --warmup "$WARMUP" --payload-size "$PAYLOAD" --channels "$CHANNELS" >"$out" 2>&1 \
+        || log "$name publish exited with an error"
+    ticks1=$(cpu_ticks "$pid"); t1=$(now_ns)
+    line=$(json_line "$out")
+    R[$name.publish_rps]=$(jget "$line" requests_per_s)
+    R[$name.publish_p50]=$(jget "$line" latency_p50_ms)
+    R[$name.publish_p99]=$(jget "$line" latency_p99_ms)
+    R[$name.publish_errors]=$(jget "$line" errors)
+    R[$name.publish_cpu]=$(awk -v d=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v ns=$((t1 - t0)) \
+        'BEGIN { printf "%.0f", d / hz / (ns / 1e9) * 100 }')
+    log "$name publish: ${R[$name.publish_rps]} req/s, errors ${R[$name.publish_errors]}, CPU ${R[$name.publish_cpu]} %"
+
+    # 3. Fan-out latency.
+    local size
+    for size in $FANOUT_SIZES; do
+        out=$WORK/$name-fanout-$size.json
+        "$LOAD" fanout "${common[@]}" --threads "$LOAD_THREADS" --subscribers "$size" --messages "$MESSAGES" \
+            --interval-ms "$INTERVAL_MS" --channel "fan$size-$RANDOM" >"$out" 2>&1 \
+            || log "$name fanout $size exited with an error"
+        line=$(json_line "$out")
+        local key
+        for key in delivered expected errors delivery_p50_ms delivery_p90_ms delivery_p99_ms delivery_max_ms; do
+            R[$name.fan$size.$key]=$(jget "$line" "$key")
+        done
+        log "$name fanout $size: delivered ${R[$name.fan$size.delivered]}/${R[$name.fan$size.expected]}," \
+            "p50 ${R[$name.fan$size.delivery_p50_ms]} ms, p99 ${R[$name.fan$size.delivery_p99_ms]} ms"
+    done
+}
+
+if [[ $RUN_PUBNODE == 1 ]]; then
+    port=$(free_port)
+    mkdir -p "$WORK/pubnode-data"
+    log "starting $PUBNODE_BIN on 127.0.0.1:$port"
+    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 --data-dir "$WORK/pubnode-data" \
+        >"$WORK/pubnode.log" 2>&1 &
+    node_pid=$!
+    STARTED_PIDS+=("$node_pid")
+    wait_port "$port" "$node_pid"
+    run_suite pubnode pubnode "$port" "$node_pid"
+    kill "$node_pid" 2>/dev/null || true
+    wait "$node_pid" 2>/dev/null || true
+fi
+
+if [[ $NCHAN == 1 ]]; then
+    port=$(free_port)
+    mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
+    sed "s/127\.0\.0\.1:9080/127.0.0.1:$port/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
+    log "starting nginx+nchan ($NCHAN_WORKERS worker(s)) on 127.0.0.1:$port"
+    nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
+        -g "daemon off; worker_processes $NCHAN_WORKERS; worker_rlimit_nofile $(ulimit -n); pid $WORK/nginx/nginx.pid;" \
+        >"$WORK/nginx.log" 2>&1 &
+    nginx_pid=$!
+    STARTED_PIDS+=("$nginx_pid")
+    wait_port "$port" "$nginx_pid"
+    run_suite nchan nchan "$port" "$nginx_pid"
+    cp "$WORK/nginx/error.log" "$WORK/nginx-error.log" 2>/dev/null || true
+fi
+
+# ---------------------------------------------------------------- report
+# cell SERVER KIND: one formatted table cell.
+cell() {
+    local s=$1 kind=$2 size=${3:-}
+    local ran=0
+    [[ $s == pubnode && $RUN_PUBNODE == 1 ]] && ran=1
+    [[ $s == nchan && $NCHAN == 1 ]] && ran=1
+    [[ $ran == 1 ]] || { echo "—"; return; }
+    case "$kind" in
+        rps) if [[ -n "${R[$s.publish_rps]:-}" ]]; then
+                echo "$(fmt_int "$(awk -v v="${R[$s.publish_rps]}" 'BEGIN { printf "%.0f", v }')") req/s"
+            else echo "?"; fi ;;
+        publat) echo "$(fmt_ms "${R[$s.publish_p50]:-}") / $(fmt_ms "${R[$s.publish_p99]:-}") ms" ;;
+        puberr) echo "${R[$s.publish_errors]:-?}" ;;
+        cpu) echo "${R[$s.publish_cpu]:-?} % of one core" ;;
+        delivered) echo "$(fmt_int "${R[$s.fan$size.delivered]:-?}") / $(fmt_int "${R[$s.fan$size.expected]:-?}") (errors ${R[$s.fan$size.errors]:-?})" ;;
+        fanlat) echo "$(fmt_ms "${R[$s.fan$size.delivery_p50_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p90_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p99_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_max_ms]:-}") ms" ;;
+        rsssub) awk -v a="${R[$s.rss_idle_kib]:-0}" -v b="${R[$s.rss_parked_kib]:-0}" -v n="${R[$s.parked]:-0}" \
+            'BEGIN { if (n > 0) printf "%.2f KiB", (b - a) / n; else printf "n/a" }' ;;
+        rss) awk -v a="${R[$s.rss_idle_kib]:-0}" -v b="${R[$s.rss_parked_kib]:-0}" \
+            'BEGIN { printf "%.1f / %.1f MiB", a / 1024, b / 1024 }' ;;
+    esac
+}
+
+# fmt_int N: N with thousands separators.
+fmt_int() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"; }
+
+# fmt_ms V: milliseconds with 2, 1 or 0 decimals depending on magnitude ("?" if missing).
+fmt_ms() {
+    [[ -n "$1" ]] || { echo "?"; return; }
+    awk -v v="$1" 'BEGIN { if (v >= 100) printf "%.0f", v; else if (v >= 10) printf "%.1f", v; else printf "%.2f", v }'
+}
+
+row() { printf '| %s | %s | %s |\n' "$1" "$(cell pubnode "${@:2}")" "$(cell nchan "${@:2}")"; }
+
+
+cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+swift_version=$(swift --version 2>/dev/null | head -1 || echo unknown)
+nchan_version=$(dpkg-query -W -f '${Version}' libnginx-mod-nchan 2>/dev/null || echo unknown)
+nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //' || echo unknown)
+
+echo
+echo "### Benchmark run $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+echo "- Machine: $(nproc) cores ($cpu_model), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
+echo "- Toolchain: $swift_version"
+if [[ $RUN_PUBNODE == 1 ]]; then
+    case "$PUBNODE_BIN" in
+        */debug/*) build_kind="debug build" ;;
+        */release/*) build_kind="release build" ;;
+        *) build_kind="build type unknown" ;;
+    esac
+    echo "- PubNode: \`${PUBNODE_BIN#"$ROOT"/}\` ($build_kind)"
+fi
+if [[ $NCHAN == 1 ]]; then echo "- Nchan: $nchan_version on $nginx_version, worker_processes $NCHAN_WORKERS, \`Deploy/nchan/nginx.conf\`"; fi
+echo "- Load: \`pubnode-load\` on the same machine over loopback; $PUBLISH_THREADS client event loop(s) for publish, $LOAD_THREADS for park and fan-out"
+echo
+echo "| Scenario | PubNode | Nchan |"
+echo "| --- | ---: | ---: |"
+row "Publish throughput ($CONNECTIONS conns, $PAYLOAD B, ${DURATION} s after ${WARMUP} s warm-up)" rps
+row "Publish latency p50 / p99" publat
+row "Publish errors" puberr
+row "Server CPU during publish run" cpu
+for size in $FANOUT_SIZES; do
+    row "Fan-out $(fmt_int "$size") subs × $MESSAGES msgs every $INTERVAL_MS ms: delivered" delivered "$size"
+    row "Fan-out $(fmt_int "$size") subs: latency p50 / p90 / p99 / max" fanlat "$size"
+done
+row "RSS per parked subscriber ($(fmt_int "$PARK_SUBS") parked)" rsssub
+row "Server RSS idle / with $(fmt_int "$PARK_SUBS") parked" rss

@@ -1,0 +1,62 @@
+import ArgumentParser
+import NIOCore
+
+/// Options shared by every scenario.
+struct CommonOptions: ParsableArguments {
+    /// Server address; only loopback addresses are accepted.
+    @Option(help: "Server address (loopback only: 127.x.x.x, localhost or ::1).")
+    var host: String = "127.0.0.1"
+
+    /// Server TCP port.
+    @Option(help: "Server port.")
+    var port: Int = 8080
+
+    /// URL shapes to use.
+    @Option(help: "URL shapes to use: pubnode or nchan.")
+    var target: ServerTarget = .pubnode
+
+    /// Whether to print a machine-readable result line after the summary.
+    @Flag(help: "Also print one JSON result object (single line) at the end.")
+    var json = false
+
+    /// Number of event loop threads the client uses.
+    @Option(help: "Client event loop threads (default: number of cores).")
+    var threads: Int = System.coreCountForLoad
+
+    /// Rejects non-loopback hosts and nonsensical numbers.
+    mutating func validate() throws {
+        guard Self.isLoopback(host) else {
+            throw ValidationError("refusing non-loopback host '\(host)'; use 127.x.x.x, localhost or ::1")
+        }
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
+    }
+
+    /// True for `localhost`, `::1` (optionally bracketed) and dotted-quad addresses in 127.0.0.0/8.
+    static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered == "::1" || lowered == "[::1]" { return true }
+        let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isNumber), let value = Int(part) else {
+                return false
+            }
+            return value <= 255
+        }
+    }
+
+    /// The address to connect to: `localhost` becomes 127.0.0.1 so no resolver is involved.
+    var connectHost: String {
+        switch host.lowercased() {
+        case "localhost": return "127.0.0.1"
+        case "[::1]": return "::1"
+        default: return host
+        }
+    }
+
+    /// Value for the HTTP `Host` header.
+    var hostHeader: String {
+        connectHost.contains(":") ? "[\(connectHost)]:\(port)" : "\(connectHost):\(port)"
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+
+/// `fanout`: delivery latency from one publisher to many parked long-poll subscribers.
+struct FanoutCommand: AsyncParsableCommand {
+    /// Subcommand name and help.
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "Fan-out latency: park N long-polls on one channel, publish M stamped messages, time deliveries."
+    )
+
+    /// Host, port, target and output options.
+    @OptionGroup var common: CommonOptions
+
+    /// Number of subscribers.
+    @Option(help: "Long-poll subscribers, one connection each.")
+    var subscribers = 1000
+
+    /// Number of messages to publish.
+    @Option(help: "Messages to publish.")
+    var messages = 20
+
+    /// Milliseconds between publishes.
+    @Option(help: "Milliseconds between publishes.")
+    var intervalMs = 200
+
+    /// Channel used by every subscriber.
+    @Option(help: "Channel name.")
+    var channel = "fan"
+
+    /// Seconds allowed for all subscribers to park.
+    @Option(help: "Seconds allowed for all subscribers to park.")
+    var parkTimeout: Double = 120
+
+    /// Pause between "all parked" and the first publish.
+    @Option(help: "Seconds to wait after all subscribers parked, before publishing.")
+    var settle: Double = 1
+
+    /// Seconds to wait for outstanding deliveries after the last publish.
+    @Option(help: "Seconds to wait for deliveries after the last publish was acknowledged.")
+    var grace: Double = 5
+
+    /// Seconds allowed for publishing all messages before the run is cut short.
+    @Option(help: "Seconds allowed for all publishes (default: messages × interval + 60).")
+    var publishTimeout: Double?
+
+    /// Checks the bounds of every option.
+    mutating func validate() throws {
+        guard (1...60_000).contains(subscribers) else { throw ValidationError("--subscribers must be 1...60000") }
+        guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1...10000") }
+        guard (0...60_000).contains(intervalMs) else { throw ValidationError("--interval-ms must be 0...60000") }
+        guard parkTimeout > 0, parkTimeout <= 3600 else { throw ValidationError("--park-timeout must be in (0, 3600]") }
+        if let publishTimeout, !(publishTimeout > 0 && publishTimeout <= 3600) {
+            throw ValidationError("--publish-timeout must be in (0, 3600]")
+        }
+        guard settle >= 0, settle <= 60, grace >= 0, grace <= 600 else {
+            throw ValidationError("--settle must be in [0, 60] and --grace in [0, 600]")
+        }
+    }
+
+    /// Runs the scenario and prints the results.
+    func run() async throws {
+        FileLimit.raiseToHardMaximum()
+        let runtime = ClientRuntime(options: common)
+        let factory = RequestFactory(target: common.target, hostHeader: common.hostHeader)
+        let progress = SubscriberProgress()
+        let fleet = SubscriberFleet(
+            count: subscribers, channel: channel, factory: factory, runtime: runtime, progress: progress
+        )
+        let task = fleet.start()
+        let parked = await fleet.waitParked(timeout: parkTimeout)
+        if !parked.allParked {
+            Console.note("fanout: only \(progress.parked) of \(subscribers) parked after \(parkTimeout) s; publishing anyway")
+        }
+        await Waiting.sleep(seconds: settle)
+        let publisher = Worker(
+            driver: TimedPublisherDriver(
+                factory: factory, channel: channel, total: messages, intervalMillis: intervalMs, progress: progress
+            ),
+            loop: runtime.loop(for: subscribers)
+        )
+        let publishStart = MonotonicClock.now()
+        let allowed = publishTimeout ?? (Double(messages * intervalMs) / 1000 + 60)
+        let watchdog = Task {
+            try await Task.sleep(for: .nanoseconds(Int64(Waiting.nanos(seconds: allowed))))
+            progress.markStopping()
+            runtime.stop()
+        }
+        await runtime.run(publisher)
+        watchdog.cancel()
+        let publishSeconds = Waiting.seconds(since: publishStart)
+        let timedOut = progress.isStopping
+        if timedOut { Console.note("fanout: publishing took longer than \(allowed) s; run cut short") }
+        let expected = subscribers * messages
+        let complete = await Waiting.until(timeout: timedOut ? 0 : grace) { progress.delivered >= expected }
+        await fleet.stop(task)
+        let delivery = LatencySummary(samples: await fleet.latencies())
+        let publishRTT = LatencySummary(samples: await runtime.collect([publisher]) { $0.latencies }.flatMap { $0 })
+        await runtime.shutdown()
+
+        var record = ResultRecord()
+        record.add("scenario", "fanout")
+        record.add("target", common.target.rawValue)
+        record.add("subscribers", subscribers)
+        record.add("messages", messages)
+        record.add("interval_ms", intervalMs)
+        record.add("parked", progress.parked)
+        record.add("park_seconds", parked.seconds, decimals: 2)
+        record.add("published", progress.published)
+        record.add("publish_seconds", publishSeconds, decimals: 2)
+        record.add("expected", expected)
+        record.add("delivered", progress.delivered)
+        record.add("delivered_ratio", expected > 0 ? Double(progress.delivered) / Double(expected) : 0, decimals: 4)
+        record.add("complete", complete ? "yes" : "no")
+        record.add("publish_timed_out", timedOut ? "yes" : "no")
+        record.add("duplicates", progress.duplicates)
+        record.add("stale_ignored", progress.stale)
+        record.add("errors", progress.errors.count)
+        record.add("publish_errors", progress.publishErrors.count)
+        record.add("reconnects", runtime.reconnects)
+        record.add(latency: delivery, prefix: "delivery")
+        record.add("publish_rtt_p50_ms", LatencySummary.ms(publishRTT.p50))
+        let samples = progress.errors.samples + progress.publishErrors.samples.map { "publisher: \($0)" }
+        if let first = samples.first { record.add("first_error", first) }
+        record.emit(title: "fanout results", errorSamples: samples, json: common.json)
+    }
+}
