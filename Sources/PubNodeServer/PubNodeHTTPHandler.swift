@@ -98,6 +98,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             WakeBatcher.wake(waiters)
         case .subscribe(let plan):
             subscribe(plan, context: context)
+            WakeBatcher.wake(plan.wake)
         }
     }
 

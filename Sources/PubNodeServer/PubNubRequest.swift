@@ -14,27 +14,53 @@ public struct PubNubRequest: Sendable {
     public var body: ByteBuffer?
 
     /// Parses a request target (`/path?query`); throws for malformed percent-escapes.
+    ///
+    /// Scans UTF-8 bytes rather than `Character`s: this runs once per request on the hot path.
     public init(method: HTTPMethod, uri: String, body: ByteBuffer? = nil) throws(PubNodeError) {
         self.method = method
         self.body = body
-        let target = uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { uri[..<$0] } ?? uri[...]
+        let bytes = uri.utf8
+        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         var segments: [String] = []
-        for raw in target.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            guard let decoded = PercentDecoding.decode(raw) else {
-                throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the path")
+        segments.reserveCapacity(8)
+        var first = true
+        var start = bytes.startIndex
+        var index = start
+        while true {
+            if index == pathEnd || bytes[index] == UInt8(ascii: "/") {
+                if !first {
+                    guard let decoded = PercentDecoding.decode(Substring(bytes[start..<index])) else {
+                        throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the path")
+                    }
+                    segments.append(decoded)
+                }
+                first = false
+                if index == pathEnd { break }
+                start = bytes.index(after: index)
             }
-            segments.append(decoded)
+            index = bytes.index(after: index)
         }
         self.segments = segments
         var query: [String: String] = [:]
-        if let mark = uri.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            for pair in uri[uri.index(after: mark)...].split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = PercentDecoding.decode(parts[0]),
-                      let value = PercentDecoding.decode(parts.count > 1 ? parts[1] : "") else {
-                    throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the query")
+        if pathEnd != bytes.endIndex {
+            var pairStart = bytes.index(after: pathEnd)
+            var cursor = pairStart
+            while true {
+                if cursor == bytes.endIndex || bytes[cursor] == UInt8(ascii: "&") {
+                    if pairStart != cursor {
+                        let pair = bytes[pairStart..<cursor]
+                        let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? cursor
+                        let valueStart = equals == cursor ? cursor : bytes.index(after: equals)
+                        guard let name = PercentDecoding.decode(Substring(bytes[pairStart..<equals])),
+                              let value = PercentDecoding.decode(Substring(bytes[valueStart..<cursor])) else {
+                            throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the query")
+                        }
+                        query[name] = value
+                    }
+                    if cursor == bytes.endIndex { break }
+                    pairStart = bytes.index(after: cursor)
                 }
-                query[name] = value
+                cursor = bytes.index(after: cursor)
             }
         }
         self.query = query

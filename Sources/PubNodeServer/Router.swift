@@ -22,6 +22,9 @@ public struct SubscribePlan: Sendable {
     public var cursor: Timetoken
     /// The region to report in timetoken objects.
     public var region: Int
+    /// Waiters to wake once the request is handled (for example, subscribers of presence events
+    /// this subscribe caused).
+    public var wake: [any Waiter] = []
 }
 
 /// Maps PubNub's wire protocol onto `PubNodeService`. Pure: no sockets, so it is tested directly.
