@@ -11,11 +11,23 @@ public struct JSONValidator: Sendable {
 
     /// True when `bytes` is exactly one JSON value, optionally surrounded by white space.
     public func isValid<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
-        let array = ContiguousArray(bytes)
-        return array.withUnsafeBufferPointer { buffer in
-            var scanner = Scanner(bytes: buffer, maxDepth: maxDepth)
-            return scanner.document()
+        if let valid = bytes.withContiguousStorageIfAvailable({ validate($0) }) { return valid }
+        return ContiguousArray(bytes).withUnsafeBufferPointer { validate($0) }
+    }
+
+    /// True when `bytes` is one JSON value and, where it has non-ASCII bytes, valid UTF-8.
+    public func isValidUTF8JSON(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard validate(buffer) else { return false }
+            // Non-ASCII can only appear inside strings; check UTF-8 only when there is any.
+            guard buffer.contains(where: { $0 >= 0x80 }) else { return true }
+            return String(validating: buffer, as: UTF8.self) != nil
         }
+    }
+
+    private func validate(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var scanner = Scanner(bytes: buffer, maxDepth: maxDepth)
+        return scanner.document()
     }
 }
 

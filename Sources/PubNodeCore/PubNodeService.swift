@@ -84,11 +84,9 @@ public final class PubNodeService: Sendable {
     private func validate(_ request: PublishRequest) throws(PubNodeError) {
         if NameRules.isWildcard(request.channel) { throw .publishToWildcard(request.channel) }
         do { try NameRules.validateChannel(request.channel) } catch { throw .invalidChannel(request.channel, error) }
-        guard String(validating: request.payload, as: UTF8.self) != nil, validator.isValid(request.payload) else {
-            throw .invalidJSON
-        }
+        guard validator.isValidUTF8JSON(request.payload) else { throw .invalidJSON }
         if let meta = request.meta {
-            guard String(validating: meta, as: UTF8.self) != nil, validator.isValid(meta) else { throw .invalidMeta }
+            guard validator.isValidUTF8JSON(meta) else { throw .invalidMeta }
         }
         if let ttl = request.ttlHours, ttl < 0 { throw .invalidParameter("ttl must be a non-negative number of hours") }
         if let type = request.customMessageType { try Self.validateCustomType(type) }

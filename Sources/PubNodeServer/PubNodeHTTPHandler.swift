@@ -1,22 +1,31 @@
 import NIOCore
+import NIOExtras
 import NIOHTTP1
 import NIOHTTPCompression
 import PubNodeCore
 
-/// The per-connection HTTP handler: reads requests, routes them, answers, and holds a parked
-/// subscribe as connection state until a publish wakes it, it times out, or the client leaves.
+/// The per-connection HTTP/1.1 handler: reads requests (parsed by NIO's llhttp-based decoder),
+/// routes them, writes each answer as one buffer, and holds a parked subscribe as connection state
+/// until a publish wakes it, it times out, or the client leaves.
+///
+/// Requests are answered strictly in order: a request pipelined behind a parked subscribe is queued
+/// and handled once that subscribe has been answered.
 final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundOut = ByteBuffer
 
-    private let router: Router
-    private let limits: Limits
-    private var context: ChannelHandlerContext?
-    private var head: HTTPRequestHead?
+    /// Most request parts held behind a parked subscribe before the connection is closed.
+    static let maxQueuedParts = 64
+
+    let router: Router
+    let limits: Limits
+    var context: ChannelHandlerContext?
+    var head: HTTPRequestHead?
     private var body: ByteBuffer?
     private var refusingBody = false
     private var draining = false
-    private var parked: (poll: ParkedPoll, plan: SubscribePlan, timeout: Scheduled<Void>)?
+    var parked: (poll: ParkedPoll, plan: SubscribePlan, timeout: Scheduled<Void>)?
+    private var queued: [HTTPServerRequestPart] = []
 
     init(router: Router) {
         self.router = router
@@ -36,15 +45,26 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        guard parked == nil, queued.isEmpty else {
+            queued.append(part)
+            if queued.count > Self.maxQueuedParts { context.close(promise: nil) }
+            return
+        }
+        handle(part, context: context)
+    }
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             self.head = head
             self.body = nil
+            self.refusingBody = false
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
         case .body(var chunk):
-            guard !refusingBody else { return }
+            guard !refusingBody, head != nil else { return }
             if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
             if body!.readableBytes > limits.maxBodyBytes { refuseBody(context: context) }
         case .end:
@@ -53,36 +73,62 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The server is draining: answer a parked long-poll now with its unchanged cursor and close.
-    func quiesce() {
+    /// Handles requests queued behind a subscribe that has just been answered.
+    private func replayQueued() {
+        guard let context else { return }
+        while parked == nil, !queued.isEmpty, context.channel.isActive {
+            handle(queued.removeFirst(), context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            quiesce(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// The server is draining: answer a parked long-poll now with its unchanged cursor; close idle
+    /// connections; a request being read is answered and then the connection closes.
+    private func quiesce(context: ChannelHandlerContext) {
         draining = true
         if let parked {
             answer(parked.poll, deliveries: [], next: parked.plan.cursor)
+        } else if head == nil {
+            context.close(promise: nil)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if error is NIOHTTPDecompression.DecompressionError, head != nil, !refusingBody {
-            refusingBody = true
-            write(ErrorResponses.object(status: .badRequest, message: "Invalid gzip body or body too large"),
-                  context: context, close: true)
+        guard head != nil || error is HTTPParserError else {
+            context.close(promise: nil)
             return
         }
-        context.close(promise: nil)
+        let message: String
+        switch error {
+        case is NIOHTTPDecompression.DecompressionError: message = "Invalid gzip body or body too large"
+        case let parse as HTTPParserError: message = "Malformed HTTP request (\(parse))"
+        default: message = "Malformed HTTP request"
+        }
+        if !refusingBody, parked == nil {
+            refusingBody = true
+            write(ErrorResponses.object(status: .badRequest, message: message), context: context, close: true)
+        } else {
+            context.close(promise: nil)
+        }
     }
 
     private func refuseBody(context: ChannelHandlerContext) {
         refusingBody = true
         body = nil
-        let reply = ErrorResponses.object(status: .payloadTooLarge,
-                                          message: "Request body over \(limits.maxBodyBytes) bytes")
+        let reply = ErrorResponses.object(status: .payloadTooLarge, message: "Request body over \(limits.maxBodyBytes) bytes")
         write(reply, context: context, close: true)
     }
 
     private func dispatch(head: HTTPRequestHead, context: ChannelHandlerContext) {
         let request: PubNubRequest
         do {
-            request = try PubNubRequest(method: head.method, uri: head.uri, body: body)
+            request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
             let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")
@@ -102,83 +148,19 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func subscribe(_ plan: SubscribePlan, context: ChannelHandlerContext) {
-        if plan.cursor == .zero {
-            respond(plan, deliveries: [], next: plan.broker.currentTimetoken())
-            return
-        }
-        let poll = ParkedPoll(owner: self, eventLoop: context.eventLoop)
-        if let ready = plan.broker.park(poll, on: plan.subscription, after: plan.cursor) {
-            respond(plan, deliveries: ready.deliveries, next: ready.next)
-            return
-        }
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(Int64(limits.longPollTimeoutSeconds))) { [weak self] in
-            guard let self, let parked = self.parked, parked.poll === poll else { return }
-            self.answer(poll, deliveries: [], next: parked.plan.cursor)
-        }
-        parked = (poll, plan, timeout)
-    }
-
-    /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
-    func pollWoken(_ poll: ParkedPoll) {
-        guard let parked, parked.poll === poll else { return }
-        let plan = parked.plan
-        let ready = plan.broker.collect(plan.subscription, after: plan.cursor)
-        if !ready.deliveries.isEmpty {
-            answer(poll, deliveries: ready.deliveries, next: ready.next)
-            return
-        }
-        // Nothing newer after all (say the channel left the group): wait again. Registering before
-        // reading again means a publish racing with this is either read now or wakes the poll.
-        poll.rearm()
-        if let ready = plan.broker.park(poll, on: plan.subscription, after: plan.cursor) {
-            answer(poll, deliveries: ready.deliveries, next: ready.next)
-        }
-    }
-
-    private func answer(_ poll: ParkedPoll, deliveries: [Delivery], next: Timetoken) {
-        guard let parked, parked.poll === poll else { return }
-        releaseParked()
-        respond(parked.plan, deliveries: deliveries, next: next)
-    }
-
-    private func releaseParked() {
-        guard let parked else { return }
-        self.parked = nil
-        parked.timeout.cancel()
-        parked.plan.broker.cancel(parked.poll, on: parked.plan.subscription)
-    }
-
-    private func respond(_ plan: SubscribePlan, deliveries: [Delivery], next: Timetoken) {
-        guard let context else { return }
-        let body = SubscribeResponse.render(deliveries, next: next, region: plan.region, allocator: context.channel.allocator)
-        write(HTTPReply(body: body), context: context)
-    }
-
-    private func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
+    /// Writes `reply` as one buffer, closes when the request or the server asks for it, and moves
+    /// on to any request queued behind it.
+    func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
         let keepAlive = !close && !draining && (head?.isKeepAlive ?? false)
-        var headers = ResponseHeaders.standard
-        headers.add(name: "Content-Length", value: String(reply.body.readableBytes))
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
-        let version = head?.version ?? .http1_1
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: reply.status, headers: headers))),
-                      promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil)
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        }
+        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.version.minor ?? 1, keepAlive: keepAlive,
+                                                 includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
+        let done = context.writeAndFlush(wrapOutboundOut(bytes))
         head = nil
+        if !keepAlive {
+            queued.removeAll()
+            done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else if !queued.isEmpty {
+            replayQueued()
+        }
     }
-}
-
-/// Headers every response carries (CORS for browser SDKs, JSON type, no caching).
-enum ResponseHeaders {
-    static let standard: HTTPHeaders = [
-        "Content-Type": "application/json; charset=UTF-8",
-        "Cache-Control": "no-cache",
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
-        "Access-Control-Allow-Headers": "Origin, X-Requested-With, Content-Type, Accept, Content-Encoding",
-    ]
 }

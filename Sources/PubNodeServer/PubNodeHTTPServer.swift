@@ -86,17 +86,12 @@ public final class PubNodeHTTPServer: Sendable {
         return port
     }
 
-    /// Builds one connection's pipeline: quiesce tap, HTTP/1.1 codec with pipelining and protocol
-    /// error handling, gzip request decompression, then the PubNode handler.
+    /// Builds one connection's pipeline: NIO's HTTP/1.1 request decoder (llhttp, bounded header
+    /// sizes), gzip request decompression, then the PubNode handler, which writes whole responses.
     static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
-        let handler = PubNodeHTTPHandler(router: router)
-        try pipeline.addHandler(QuiesceTap(handler: handler))
-        // Response headers are the node's own constants, so NIO's per-response header validation
-        // (measured at about a tenth of the publish path's CPU) is switched off.
-        try pipeline.configureHTTPServerPipeline(withErrorHandling: true, withOutboundHeaderValidation: false,
-                                                 withEncoderConfiguration: .init())
+        try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
-        try pipeline.addHandler(handler)
+        try pipeline.addHandler(PubNodeHTTPHandler(router: router))
     }
 
     /// The bound port, once started.

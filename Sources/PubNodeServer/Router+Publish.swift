@@ -23,7 +23,12 @@ extension Router {
                 ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
                 authKey: request.query["auth"])
             let result = try service.publish(publishRequest)
-            return .published(.json("[1,\"Sent\",\"\(result.timetoken)\"]"), waiters: result.waiters)
+            var body = ByteBuffer()
+            body.reserveCapacity(32)
+            body.writeStaticString(#"[1,"Sent",""#)
+            body.writeString(result.timetoken.description)
+            body.writeStaticString(#""]"#)
+            return .published(HTTPReply(body: body), waiters: result.waiters)
         } catch let error as PubNodeError {
             return refuse(error, .publish)
         } catch {

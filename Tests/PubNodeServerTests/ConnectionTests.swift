@@ -1,3 +1,4 @@
+import NIOCore
 import XCTest
 
 final class ConnectionTests: XCTestCase {
@@ -28,6 +29,46 @@ final class ConnectionTests: XCTestCase {
         let node = EmbeddedNode()
         let connection = try node.connect()
         try connection.send("GET /time/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertEqual(try connection.response()?.headers["connection"], "close")
+        XCTAssertFalse(connection.isOpen)
+    }
+
+    func testRequestPipelinedBehindAParkedSubscribeIsAnsweredAfterItInOrder() throws {
+        let node = EmbeddedNode()
+        let cursor = try node.handshake("pipe")
+        let connection = try node.connect()
+        try connection.send("GET /v2/subscribe/demo/pipe/0?tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertNil(try connection.response(), "the time request must wait behind the parked subscribe")
+        try node.publish("pipe", #""first""#)
+        let subscribe = try XCTUnwrap(connection.response())
+        XCTAssertEqual(subscribe.json["m"]?[0]?["d"], .string("first"))
+        let time = try XCTUnwrap(connection.response())
+        XCTAssertEqual(time.json[0]?.stringValue?.count, 17)
+        XCTAssertTrue(connection.isOpen)
+    }
+
+    func testHeadAnswersHeadersOnly() throws {
+        let node = EmbeddedNode()
+        let connection = try node.connect()
+        try connection.send("HEAD /time/0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        connection.runLoop()
+        var bytes: [UInt8] = []
+        while let chunk = try connection.channel.readOutbound(as: ByteBuffer.self) { bytes += chunk.readableBytesView }
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\r\n"), text)
+        XCTAssertTrue(text.hasSuffix("\r\n\r\n"), "no body after the headers: \(text)")
+        XCTAssertTrue(text.contains("Content-Length: 19"), text)
+    }
+
+    func testHTTP10KeepAliveIsAnsweredInKind() throws {
+        let node = EmbeddedNode()
+        let connection = try node.connect()
+        try connection.send("GET /time/0 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let response = try XCTUnwrap(connection.response())
+        XCTAssertEqual(response.headers["connection"], "keep-alive")
+        XCTAssertTrue(connection.isOpen)
+        try connection.send("GET /time/0 HTTP/1.0\r\n\r\n")
         XCTAssertEqual(try connection.response()?.headers["connection"], "close")
         XCTAssertFalse(connection.isOpen)
     }
