@@ -22,6 +22,7 @@
 #                    the other core(s) to the server; 2 client loops on 2 cores measured lower
 #   LOAD_THREADS     client event loops for park and fan-out [nproc]
 #   RESULTS_DIR    keep the raw JSON results and server logs here
+#   PUBNODE_ARGS   extra flags for pubnode, e.g. "--event-loop-threads 1" (Nchan's run uses 1 worker)
 #
 # Only loopback addresses are used. Everything started here is stopped on exit.
 set -euo pipefail
@@ -268,7 +269,8 @@ if [[ $RUN_PUBNODE == 1 ]]; then
     port=$(free_port)
     mkdir -p "$WORK/pubnode-data"
     log "starting $PUBNODE_BIN on 127.0.0.1:$port"
-    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 --data-dir "$WORK/pubnode-data" \
+    # shellcheck disable=SC2086 # PUBNODE_ARGS is a list of flags
+    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 --data-dir "$WORK/pubnode-data" ${PUBNODE_ARGS:-} \
         >"$WORK/pubnode.log" 2>&1 &
     node_pid=$!
     STARTED_PIDS+=("$node_pid")
