@@ -34,9 +34,9 @@ final class ParkedPoll: Waiter {
         claimed.store(false, ordering: .releasing)
     }
 
-    /// Runs on the event loop after a claimed wake.
-    func fire() {
-        owner.value.pollWoken(self)
+    /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one batch.
+    func fire(sharing shared: SharedAnswers? = nil) {
+        owner.value.pollWoken(self, sharing: shared)
     }
 }
 
@@ -60,8 +60,27 @@ enum WakeBatcher {
         for batch in batches.values {
             let polls = batch.polls
             batch.loop.execute {
-                for poll in polls { poll.fire() }
+                let shared = SharedAnswers()
+                for poll in polls { poll.fire(sharing: shared) }
             }
         }
     }
+}
+
+/// Answers computed once per wake batch and reused by every poll of that batch that would compute
+/// the same one: subscribers of one channel holding the same cursor get byte-identical responses,
+/// so the buffer is read, rendered and serialized once and written to each socket as is.
+///
+/// Created and used inside one task on one event loop; never shared across threads.
+final class SharedAnswers {
+    /// What makes two answers identical.
+    struct Key: Hashable {
+        var broker: ObjectIdentifier
+        var channel: String
+        var cursor: Timetoken
+        var minorVersion: Int
+        var keepAlive: Bool
+    }
+
+    var responses: [Key: ByteBuffer] = [:]
 }

@@ -151,9 +151,17 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes `reply` as one buffer, closes when the request or the server asks for it, and moves
     /// on to any request queued behind it.
     func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
-        let keepAlive = !close && !draining && (head?.isKeepAlive ?? false)
+        let keepAlive = !close && self.keepAlive
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.version.minor ?? 1, keepAlive: keepAlive,
                                                  includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
+        writeSerialized(bytes, keepAlive: keepAlive, context: context)
+    }
+
+    /// Whether the current request's connection stays open after its answer.
+    var keepAlive: Bool { !draining && (head?.isKeepAlive ?? false) }
+
+    /// Writes a complete serialized response, then closes or moves on to queued requests.
+    func writeSerialized(_ bytes: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
         let done = context.writeAndFlush(wrapOutboundOut(bytes))
         head = nil
         if !keepAlive {

@@ -11,14 +11,14 @@ final class EmbeddedNode {
     let service: PubNodeService
     let router: Router
 
-    init(keysets: [Keyset] = [.demo], limits: Limits = Limits()) {
-        service = PubNodeService(keysets: keysets, limits: limits)
+    init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock()) {
+        service = PubNodeService(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall))
         router = Router(service: service)
     }
 
-    /// A new connection.
-    func connect() throws -> Connection {
-        let channel = EmbeddedChannel()
+    /// A new connection, on its own event loop or on `loop` (several connections can share one).
+    func connect(on loop: EmbeddedEventLoop? = nil) throws -> Connection {
+        let channel = loop.map { EmbeddedChannel(loop: $0) } ?? EmbeddedChannel()
         try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router,
                                                   maxBody: service.limits.maxBodyBytes)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
