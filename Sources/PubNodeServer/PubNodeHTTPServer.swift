@@ -32,7 +32,8 @@ public final class PubNodeHTTPServer: Sendable {
     public let service: PubNodeService
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
-    private let quiesce: ServerQuiescingHelper
+    /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
+    private let quiesce: QuiescingSlot
     private let listener = Mutex<(any Channel)?>(nil)
     private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop)?>(nil)
 
@@ -42,7 +43,7 @@ public final class PubNodeHTTPServer: Sendable {
         self.service = service
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
-        self.quiesce = ServerQuiescingHelper(group: group)
+        self.quiesce = QuiescingSlot(ServerQuiescingHelper(group: group))
     }
 
     /// Binds and starts serving; returns the bound port.
@@ -55,7 +56,8 @@ public final class PubNodeHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { [quiesce] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                    guard let helper = quiesce.helper.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+                    try channel.pipeline.syncOperations.addHandler(helper.makeServerChannelHandler(channel: channel))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -106,9 +108,21 @@ public final class PubNodeHTTPServer: Sendable {
             try await cancelled.futureResult.get()
         }
         let promise = group.next().makePromise(of: Void.self)
-        quiesce.initiateShutdown(promise: promise)
-        try await promise.futureResult.get()
+        if let helper = quiesce.helper.withLock({ $0 }) {
+            helper.initiateShutdown(promise: promise)
+            try await promise.futureResult.get()
+        }
+        quiesce.helper.withLock { $0 = nil }
         try await group.shutdownGracefully()
         logger.info("stopped")
+    }
+}
+
+/// Holds the server's quiescing helper until the drain is over.
+private final class QuiescingSlot: Sendable {
+    let helper: Mutex<ServerQuiescingHelper?>
+
+    init(_ helper: ServerQuiescingHelper) {
+        self.helper = Mutex(helper)
     }
 }
