@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "pubnode-load", targets: ["pubnode-load"]),
         .library(name: "PubNodeCore", targets: ["PubNodeCore"]),
         .library(name: "PubNodeServer", targets: ["PubNodeServer"]),
+        .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -16,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -36,11 +38,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "PubNodeHistorySQLite",
+            dependencies: [
+                "PubNodeCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "pubnode",
             dependencies: [
                 "PubNodeServer",
                 "PubNodeCore",
+                "PubNodeHistorySQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -55,6 +65,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore"]),
+        .testTarget(
+            name: "PubNodeHistorySQLiteTests",
+            dependencies: [
+                "PubNodeHistorySQLite",
+                "PubNodeServer",
+                "PubNodeCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "PubNodeServerTests",
             dependencies: [

@@ -3,6 +3,8 @@ public struct AccessRequest: Sendable {
     /// The kind of operation.
     public enum Operation: String, Sendable {
         case time, publish, signal, fire, subscribe, leave, channelGroupRead, channelGroupWrite
+        case heartbeat, hereNow, whereNow, getState, setState
+        case history, deleteHistory
     }
 
     /// The operation.

@@ -14,13 +14,17 @@ public final class ChannelHub: Sendable {
     let groups = ShardedMap<String, FanInState>(shardCount: 16)
     /// Wildcard patterns (`a.*`, `a.*-pnpres`): the channels that exist under each and the waiters on it.
     let prefixes = ShardedMap<String, FanInState>(shardCount: 16)
+    /// Who is present on which channel; its events are published on this hub's `-pnpres` channels.
+    public let presence: PresenceTracker
 
-    /// Creates an empty hub.
-    public init(subscribeKey: String, limits: Limits, clock: TimetokenClock, region: Int = 1) {
+    /// Creates an empty hub; `presence` defaults to the node-wide settings of `limits`.
+    public init(subscribeKey: String, limits: Limits, clock: TimetokenClock, region: Int = 1,
+                presence: PresenceSettings? = nil) {
         self.subscribeKey = subscribeKey
         self.limits = limits
         self.clock = clock
         self.region = region
+        self.presence = PresenceTracker(settings: presence ?? PresenceSettings(limits: limits), clock: clock)
     }
 
     /// The result of a publish: the accepted message and the waiters to wake.

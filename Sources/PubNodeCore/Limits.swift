@@ -22,6 +22,16 @@ public struct Limits: Sendable, Equatable, Codable {
     public var idleChannelSeconds: Int = 60
     /// Seconds a message stays in a ring buffer (0 keeps it until pushed out by newer ones).
     public var bufferRetentionSeconds: Int = 3600
+    /// Seconds a uuid stays present without a subscribe or heartbeat, when the client names none.
+    public var presenceTimeoutSeconds: Int = 300
+    /// The shortest presence timeout a client may ask for; shorter requests are raised to it.
+    public var presenceMinTimeoutSeconds: Int = 20
+    /// Occupancy above which a channel's per-uuid presence events give way to `interval` events.
+    public var announceMax: Int = 20
+    /// Seconds between `interval` presence events of a channel above `announceMax`.
+    public var presenceIntervalSeconds: Int = 10
+    /// Largest presence state object of one uuid on one channel, in bytes of JSON text.
+    public var maxStateBytes: Int = 32 * 1024
 
     /// The defaults.
     public init() {}
@@ -41,7 +51,11 @@ public struct Limits: Sendable, Equatable, Codable {
         if bufferRetentionSeconds < 0 {
             throw ConfigurationError("bufferRetentionSeconds must not be negative")
         }
+        try presence.validate()
     }
+
+    /// The presence settings these limits give a keyset without overrides.
+    public var presence: PresenceSettings { PresenceSettings(limits: self) }
 }
 
 /// A configuration value out of range or unreadable.

@@ -26,6 +26,25 @@ public protocol KeysetBroker: Sendable {
     func groupNames() -> [String]
     /// Expires buffered messages and reclaims idle state.
     func sweep() -> ChannelHub.SweepReport
+    /// The presence rules of this keyset.
+    var presenceSettings: PresenceSettings { get }
+    /// Refreshes presence for a subscribe or heartbeat; returns the waiters its events woke.
+    func heartbeat(_ update: PresenceUpdate) throws(PubNodeError) -> [any Waiter]
+    /// Removes a uuid from channels and the channels of groups; returns the waiters its events woke.
+    func leave(uuid: String, channels: [String], groups: [String]) -> [any Waiter]
+    /// Sets a uuid's state on channels and the channels of groups.
+    func setState(uuid: String, channels: [String], groups: [String], state: [UInt8])
+        throws(PubNodeError) -> (state: [UInt8]?, waiters: [any Waiter])
+    /// A uuid's state on the channels named and, where it has one, on the channels of groups.
+    func state(of uuid: String, channels: [String], groups: [String]) -> [(channel: String, state: [UInt8]?)]
+    /// Occupancy of channels and of the channels of groups.
+    func hereNow(channels: [String], groups: [String], query: OccupancyQuery) -> [ChannelOccupancy]
+    /// Occupancy of every occupied channel.
+    func hereNow(query: OccupancyQuery) -> [ChannelOccupancy]
+    /// The channels a uuid is present on.
+    func whereNow(uuid: String) -> [String]
+    /// Times out expired uuids and emits due interval events.
+    func sweepPresence() -> ChannelHub.PresenceSweepReport
 }
 
 extension ChannelHub: KeysetBroker {}
@@ -47,7 +66,8 @@ public final class MemoryBroker: MessageBroker {
         var hubs: [String: ChannelHub] = [:]
         for keyset in keysets where hubs[keyset.subscribeKey] == nil {
             hubs[keyset.subscribeKey] = ChannelHub(subscribeKey: keyset.subscribeKey, limits: limits,
-                                                   clock: clock, region: region)
+                                                   clock: clock, region: region,
+                                                   presence: keyset.presenceSettings(limits))
         }
         self.hubs = hubs
     }

@@ -24,6 +24,14 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case groupFull(limit: Int)
     /// A request parameter is malformed; the text names it.
     case invalidParameter(String)
+    /// Presence state is not a JSON object (or not keyed by channel where that form is expected).
+    case invalidState(String)
+    /// A presence state object is over its size limit.
+    case stateTooLarge(limit: Int)
     /// The request is refused by the authorization point.
     case forbidden(String)
+    /// History is not kept for this subscribe key.
+    case storageDisabled
+    /// The history store failed to read or write; the text says why.
+    case storageFailed(String)
 }

@@ -17,13 +17,17 @@ public final class PubNodeService: Sendable {
     public let clock: TimetokenClock
     /// Region number rendered into envelopes the service builds itself (fire).
     public let region: Int
+    /// Message history, when the node keeps it.
+    public let history: MessageHistory?
     private let publishKeys: [String: Set<String>]
     private let validator = JSONValidator()
 
     /// Assembles the service.
     public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock, region: Int = 1,
-                authorizer: any Authorizer = OpenAuthorizer(), hooks: any HookDispatcher = NoHookDispatcher()) {
+                authorizer: any Authorizer = OpenAuthorizer(), hooks: any HookDispatcher = NoHookDispatcher(),
+                history: MessageHistory? = nil) {
         self.keysets = keysets
+        self.history = history
         self.region = region
         self.limits = limits
         self.broker = broker
@@ -36,10 +40,10 @@ public final class PubNodeService: Sendable {
     /// An in-memory node for `keysets`.
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
-                            hooks: any HookDispatcher = NoHookDispatcher()) {
+                            hooks: any HookDispatcher = NoHookDispatcher(), history: MessageHistory? = nil) {
         let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region)
         self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, region: region,
-                  authorizer: authorizer, hooks: hooks)
+                  authorizer: authorizer, hooks: hooks, history: history)
     }
 
     /// The broker of a subscribe key, or `invalidKey`.
@@ -56,6 +60,8 @@ public final class PubNodeService: Sendable {
         public var waiters: [any Waiter]
         /// The accepted message.
         public var message: PublishedMessage
+        /// Strict history mode only: the history commit to wait for before acknowledging.
+        public var commit: PendingCommit? = nil
     }
 
     /// Validates and publishes a message or signal, or hands a fire to the hooks.
@@ -78,7 +84,9 @@ public final class PubNodeService: Sendable {
             return PublishResult(timetoken: message.timetoken, waiters: [], message: message)
         }
         let outcome = broker.publish(draft)
-        return PublishResult(timetoken: outcome.message.timetoken, waiters: outcome.waiters, message: outcome.message)
+        let commit = history?.record(outcome.message, subscribeKey: request.subscribeKey)
+        return PublishResult(timetoken: outcome.message.timetoken, waiters: outcome.waiters, message: outcome.message,
+                             commit: commit)
     }
 
     private func validate(_ request: PublishRequest) throws(PubNodeError) {

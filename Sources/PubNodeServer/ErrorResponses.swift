@@ -13,6 +13,8 @@ enum ErrorResponses {
         case publish
         /// `{"status":…,"error":true,…}` with the given service name.
         case object(service: String)
+        /// History's form: `{"status":…,"error":true,"error_message":…,"channels":{}}`.
+        case history
     }
 
     /// The status and text for a domain error.
@@ -30,7 +32,11 @@ enum ErrorResponses {
         case .tooManyGroups(let limit): return (.badRequest, "Too many channel groups in subscribe (limit \(limit))")
         case .groupFull(let limit): return (.badRequest, "Maximum channels per group exceeded (limit \(limit))")
         case .invalidParameter(let what): return (.badRequest, "Invalid Arguments: \(what)")
+        case .invalidState(let why): return (.badRequest, "Invalid state: \(why)")
+        case .stateTooLarge(let limit): return (.badRequest, "State too large (limit \(limit) bytes)")
         case .forbidden(let why): return (.forbidden, "Forbidden: \(why)")
+        case .storageDisabled: return (.forbidden, "Storage is not enabled for this subscribe key")
+        case .storageFailed(let why): return (.internalServerError, "Storage error: \(why)")
         }
     }
 
@@ -43,6 +49,9 @@ enum ErrorResponses {
         case .object(let service):
             let service = error == .invalidKey ? "Access Manager" : service
             return object(status: status, message: message, service: service)
+        case .history:
+            return .json(#"{"status":\#(status.code),"error":true,"error_message":\#(JSONText.string(message)),"channels":{}}"#,
+                         status: status)
         }
     }
 

@@ -3,7 +3,8 @@ import PubNodeCore
 
 extension NodeConfiguration {
     /// Applies a JSON config file: top-level settings by name, `keysets` as an array of
-    /// `{"publishKey":…,"subscribeKey":…}`, and a `limits` object. Unknown names are errors.
+    /// `{"publishKey":…,"subscribeKey":…}` (optionally with presence overrides such as
+    /// `"presenceTimeoutSeconds":60`), and a `limits` object. Unknown names are errors.
     public mutating func apply(fileAt path: String) throws(ConfigurationError) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -25,13 +26,7 @@ extension NodeConfiguration {
                 guard let items = value as? [[String: Any]], !items.isEmpty else {
                     throw ConfigurationError("keysets must be a non-empty array of {publishKey, subscribeKey}")
                 }
-                keysets = try items.map { item throws(ConfigurationError) in
-                    guard let pub = item["publishKey"] as? String, let sub = item["subscribeKey"] as? String,
-                          !pub.isEmpty, !sub.isEmpty else {
-                        throw ConfigurationError("each keyset needs string publishKey and subscribeKey")
-                    }
-                    return Keyset(publishKey: pub, subscribeKey: sub)
-                }
+                keysets = try items.map { item throws(ConfigurationError) in try Self.keyset(history.take(from: item)) }
             case "limits":
                 guard let limits = value as? [String: Any] else { throw ConfigurationError("limits must be an object") }
                 for (name, limit) in limits.sorted(by: { $0.key < $1.key }) {
@@ -41,6 +36,27 @@ extension NodeConfiguration {
                 try set(key, Self.text(value))
             }
         }
+    }
+
+    /// Reads one keyset entry: its keys and any of the presence limits it overrides.
+    private static func keyset(_ item: [String: Any]) throws(ConfigurationError) -> Keyset {
+        guard let pub = item["publishKey"] as? String, let sub = item["subscribeKey"] as? String,
+              !pub.isEmpty, !sub.isEmpty else {
+            throw ConfigurationError("each keyset needs string publishKey and subscribeKey")
+        }
+        var keyset = Keyset(publishKey: pub, subscribeKey: sub)
+        for (name, value) in item.sorted(by: { $0.key < $1.key }) where name != "publishKey" && name != "subscribeKey" {
+            let number = try integer(text(value), "keyset \(sub): \(name)", range: 1...Int(Int32.max))
+            switch name {
+            case "presenceTimeoutSeconds": keyset.presence.presenceTimeoutSeconds = number
+            case "presenceMinTimeoutSeconds": keyset.presence.presenceMinTimeoutSeconds = number
+            case "announceMax": keyset.presence.announceMax = number
+            case "presenceIntervalSeconds": keyset.presence.presenceIntervalSeconds = number
+            case "maxStateBytes": keyset.presence.maxStateBytes = number
+            default: throw ConfigurationError("unknown setting '\(name)' in keyset \(sub)")
+            }
+        }
+        return keyset
     }
 
     private static func text(_ value: Any) -> String {

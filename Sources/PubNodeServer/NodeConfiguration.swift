@@ -20,6 +20,8 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var keysets: [Keyset] = [.demo]
     /// Limits shared by every keyset.
     public var limits = Limits()
+    /// Message history settings.
+    public var history = HistoryConfiguration()
 
     /// The defaults.
     public init() {}
@@ -66,7 +68,12 @@ public struct NodeConfiguration: Sendable, Equatable {
             ("maxGroupsPerSubscribe", \.maxGroupsPerSubscribe), ("maxChannelsPerGroup", \.maxChannelsPerGroup),
             ("longPollTimeoutSeconds", \.longPollTimeoutSeconds), ("idleChannelSeconds", \.idleChannelSeconds),
             ("bufferRetentionSeconds", \.bufferRetentionSeconds),
+            ("presenceTimeoutSeconds", \.presenceTimeoutSeconds),
+            ("presenceMinTimeoutSeconds", \.presenceMinTimeoutSeconds),
+            ("announceMax", \.announceMax), ("presenceIntervalSeconds", \.presenceIntervalSeconds),
+            ("maxStateBytes", \.maxStateBytes),
         ]
+        table += historySettings
         for (key, path) in limits {
             nonisolated(unsafe) let path = path
             table.append(Setting(key: key, environment: "PUBNODE_" + snake(key)) { config, value throws(ConfigurationError) in
@@ -95,6 +102,11 @@ public struct NodeConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         try limits.validate()
         guard !keysets.isEmpty else { throw ConfigurationError("at least one keyset is required") }
+        for keyset in keysets {
+            do { try keyset.presenceSettings(limits).validate() } catch {
+                throw ConfigurationError("keyset \(keyset.subscribeKey): \(error.description)")
+            }
+        }
     }
 
     static func integer(_ text: String, _ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

@@ -26,6 +26,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var draining = false
     var parked: (poll: ParkedPoll, plan: SubscribePlan, timeout: Scheduled<Void>)?
     private var queued: [HTTPServerRequestPart] = []
+    /// A deferred answer is outstanding; requests behind it wait in `queued`.
+    private var awaitingAnswer = false
 
     init(router: Router) {
         self.router = router
@@ -46,7 +48,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        guard parked == nil, queued.isEmpty else {
+        guard parked == nil, !awaitingAnswer, queued.isEmpty else {
             queued.append(part)
             if queued.count > Self.maxQueuedParts { context.close(promise: nil) }
             return
@@ -76,7 +78,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Handles requests queued behind a subscribe that has just been answered.
     private func replayQueued() {
         guard let context else { return }
-        while parked == nil, !queued.isEmpty, context.channel.isActive {
+        while parked == nil, !awaitingAnswer, !queued.isEmpty, context.channel.isActive {
             handle(queued.removeFirst(), context: context)
         }
     }
@@ -145,7 +147,23 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .subscribe(let plan):
             subscribe(plan, context: context)
             WakeBatcher.wake(plan.wake)
+        case .deferred(let start, let waiters):
+            WakeBatcher.wake(waiters)
+            awaitingAnswer = true
+            let loop = context.eventLoop
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            start { reply in
+                loop.execute { handler.value.answerDeferred(reply) }
+            }
         }
+    }
+
+    /// Writes a deferred answer on this loop, if the connection is still there to take it.
+    private func answerDeferred(_ reply: HTTPReply) {
+        guard awaitingAnswer else { return }
+        awaitingAnswer = false
+        guard let context, context.channel.isActive else { return }
+        write(reply, context: context)
     }
 
     /// Writes `reply` as one buffer, closes when the request or the server asks for it, and moves

@@ -69,11 +69,19 @@ public final class PubNodeHTTPServer: Sendable {
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         listener.withLock { $0 = channel }
-        let interval = TimeAmount.seconds(Int64(configuration.sweepIntervalSeconds))
+        // One tick a second: presence timeouts and interval events every tick (off the event
+        // loops), buffers and idle channels every `sweepIntervalSeconds` ticks.
+        let interval = TimeAmount.seconds(1)
+        let channelSweepTicks = max(1, configuration.sweepIntervalSeconds)
         let service = self.service
         let logger = self.logger
         let sweepLoop = group.next()
+        let ticks = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: sweepLoop)
+        let presenceSweep = PresenceSweep(service: service, logger: logger)
         let task = sweepLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            ticks.value += 1
+            presenceSweep.tick()
+            guard ticks.value % channelSweepTicks == 0 else { return }
             for keyset in service.broker.allKeysets {
                 let report = keyset.sweep()
                 if report.reclaimedChannels > 0 || report.expiredMessages > 0 {

@@ -28,7 +28,18 @@ extension Router {
             body.writeStaticString(#"[1,"Sent",""#)
             body.writeString(result.timetoken.description)
             body.writeStaticString(#""]"#)
-            return .published(HTTPReply(body: body), waiters: result.waiters)
+            let sent = HTTPReply(body: body)
+            guard let commit = result.commit else { return .published(sent, waiters: result.waiters) }
+            // Strict history mode: delivered live at once, acknowledged once durable (or refused if
+            // the commit failed: delivered, but not stored).
+            let timetoken = result.timetoken
+            return .deferred({ answer in
+                commit.whenDone { failure in
+                    answer(failure.map {
+                        ErrorResponses.reply(.storageFailed($0.description), shape: .publish, timetoken: timetoken)
+                    } ?? sent)
+                }
+            }, waiters: result.waiters)
         } catch let error as PubNodeError {
             return refuse(error, .publish)
         } catch {

@@ -2,7 +2,7 @@ import PubNodeCore
 
 extension Router {
     /// `GET /v2/subscribe/{sub}/{channels}/0` with `tt`, `tr`, `channel-group`, `uuid`, `heartbeat`,
-    /// `state` and `filter-expr`.
+    /// `state` and `filter-expr`. With a `uuid`, each request also refreshes that uuid's presence.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         do {
             let subscribeKey = request.segments[2]
@@ -23,16 +23,26 @@ extension Router {
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw PubNodeError.invalidParameter("tr must be an integer region")
             }
-            if let heartbeat = try request.integer("heartbeat"), heartbeat < 0 {
-                throw PubNodeError.invalidParameter("heartbeat must be a non-negative number of seconds")
-            }
-            if let state = request.query["state"], !JSONValidator().isValid(Array(state.utf8)) {
-                throw PubNodeError.invalidParameter("state must be a JSON object")
-            }
+            let timeout = try Self.heartbeatSeconds(request)
+            let state = request.query["state"].map { Array($0.utf8) }
             try service.authorizer.authorize(AccessRequest(
                 operation: .subscribe, subscribeKey: subscribeKey, channels: channelNames, groups: groupNames,
                 uuid: request.query["uuid"], authKey: request.query["auth"]))
-            return .subscribe(SubscribePlan(broker: broker, subscription: subscription, cursor: cursor, region: region))
+            var plan = SubscribePlan(broker: broker, subscription: subscription, cursor: cursor, region: region)
+            guard let uuid = Self.uuid(request) else {
+                if let state { _ = try PresenceState.keyed(state, limit: broker.presenceSettings.maxStateBytes) }
+                return .subscribe(plan)
+            }
+            // Every poll, handshake or not, keeps the uuid present on what it listens to. A handshake
+            // is answered here with a cursor taken *before* the presence change, so that a client
+            // subscribed with presence also receives its own join on its first long-poll.
+            let handshake = cursor == .zero ? broker.currentTimetoken() : nil
+            let update = PresenceUpdate(uuid: uuid, subscription: subscription, timeoutSeconds: timeout, state: state)
+            plan.wake = try broker.heartbeat(update)
+            if let handshake {
+                return .published(.json(#"{"t":{"t":"\#(handshake)","r":\#(region)},"m":[]}"#), waiters: plan.wake)
+            }
+            return .subscribe(plan)
         } catch let error as PubNodeError {
             return refuse(error, .object(service: "Subscribe"))
         } catch {

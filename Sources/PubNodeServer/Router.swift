@@ -10,6 +10,9 @@ public enum RouteAction: Sendable {
     case published(HTTPReply, waiters: [any Waiter])
     /// Answer a subscribe: at once when messages are ready, else park it.
     case subscribe(SubscribePlan)
+    /// Wake these waiters now and answer later: `start` runs once and calls its argument exactly
+    /// once, on any thread (a strict-mode publish waiting for its history commit).
+    case deferred(@Sendable (@escaping @Sendable (HTTPReply) -> Void) -> Void, waiters: [any Waiter])
 }
 
 /// A validated subscribe, ready to answer or park.
@@ -56,8 +59,12 @@ public struct Router: Sendable {
             return subscribe(request)
         case (_, "v1") where s.count >= 5 && s[1] == "channel-registration" && s[2] == "sub-key" && s[4] == "channel-group":
             return channelGroups(request)
-        case (.GET, "v2") where s.count == 7 && s[1] == "presence" && s[2] == "sub-key" && s[4] == "channel" && s[6] == "leave":
-            return leave(request)
+        case (.GET, "v2") where s.count >= 4 && s[1] == "presence" && s[2] == "sub-key":
+            return presence(request)
+        case (.GET, "v2") where s.count == 6 && s[1] == "history":
+            return historyV2(request)
+        case (_, "v3") where s.count == 6 && (s[1] == "history" || s[1] == "history-with-actions"):
+            return historyV3(request)
         default:
             return .reply(ErrorResponses.object(status: .notFound, message: "Not Found: no such endpoint"))
         }
@@ -66,18 +73,5 @@ public struct Router: Sendable {
     /// Converts a thrown domain error to a reply of the given shape.
     func refuse(_ error: PubNodeError, _ shape: ErrorResponses.Shape) -> RouteAction {
         .reply(ErrorResponses.reply(error, shape: shape, timetoken: service.clock.current()))
-    }
-
-    private func leave(_ request: PubNubRequest) -> RouteAction {
-        do {
-            _ = try service.keyset(request.segments[3])
-            try service.authorizer.authorize(AccessRequest(
-                operation: .leave, subscribeKey: request.segments[3],
-                channels: request.segments[5].split(separator: ",").map(String.init),
-                groups: request.list("channel-group"), uuid: request.query["uuid"], authKey: request.query["auth"]))
-            return .reply(.json(#"{"status":200,"message":"OK","action":"leave","service":"Presence"}"#))
-        } catch {
-            return refuse(error, .object(service: "Presence"))
-        }
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PubNodeCore
+import PubNodeHistorySQLite
 import PubNodeServer
 
 /// `pubnode`: serves PubNub's publish/subscribe protocol over HTTP long-poll.
@@ -36,6 +37,15 @@ struct PubNodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("long-poll-timeout"), help: "Seconds a subscribe stays parked (default 280).") var longPollTimeout: Int?
     @Option(name: .customLong("idle-channel-seconds"), help: "Seconds before an empty idle channel is reclaimed (default 60).") var idleChannelSeconds: Int?
     @Option(name: .customLong("buffer-retention"), help: "Seconds a buffered message is kept; 0 = until pushed out (default 3600).") var bufferRetention: Int?
+    @Option(name: .customLong("presence-timeout"), help: "Seconds a uuid stays present without a heartbeat (default 300).") var presenceTimeout: Int?
+    @Option(name: .customLong("presence-min-timeout"), help: "Shortest presence timeout a client may ask for (default 20).") var presenceMinTimeout: Int?
+    @Option(name: .customLong("announce-max"), help: "Occupancy above which interval events replace per-uuid ones (default 20).") var announceMax: Int?
+    @Option(name: .customLong("presence-interval"), help: "Seconds between interval presence events (default 10).") var presenceInterval: Int?
+    @Option(name: .customLong("max-state-bytes"), help: "Presence state size limit per uuid and channel (default 32768).") var maxStateBytes: Int?
+    @Option(name: .customLong("history-enabled"), help: "Keep message history: true or false (default true).") var historyEnabled: String?
+    @Option(name: .customLong("history-retention-hours"), help: "Hours history keeps a message without ttl; 0 = forever (default 168).") var historyRetentionHours: Int?
+    @Option(name: .customLong("history-flush-ms"), help: "Longest wait before stored messages are committed (default 10).") var historyFlushMilliseconds: Int?
+    @Option(name: .customLong("history-strict"), help: "Acknowledge stored publishes only after commit: true or false (default false).") var historyStrict: String?
 
     func resolvedConfiguration(environment: [String: String]) throws -> NodeConfiguration {
         var configuration = NodeConfiguration()
@@ -54,6 +64,13 @@ struct PubNodeCommand: AsyncParsableCommand {
             ("longPollTimeoutSeconds", longPollTimeout.map(String.init)),
             ("idleChannelSeconds", idleChannelSeconds.map(String.init)),
             ("bufferRetentionSeconds", bufferRetention.map(String.init)),
+            ("presenceTimeoutSeconds", presenceTimeout.map(String.init)),
+            ("presenceMinTimeoutSeconds", presenceMinTimeout.map(String.init)),
+            ("announceMax", announceMax.map(String.init)),
+            ("presenceIntervalSeconds", presenceInterval.map(String.init)),
+            ("maxStateBytes", maxStateBytes.map(String.init)),
+            ("historyEnabled", historyEnabled), ("historyRetentionHours", historyRetentionHours.map(String.init)),
+            ("historyFlushMilliseconds", historyFlushMilliseconds.map(String.init)), ("historyStrict", historyStrict),
         ]
         for case let (key, value?) in flags { try configuration.set(key, value) }
         try configuration.validate()
@@ -75,7 +92,15 @@ struct PubNodeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "pubnode")
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits, region: configuration.region)
+        let clock = TimetokenClock()
+        let history = try openHistory(configuration, clock: clock, logger: logger)
+        let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits, clock: clock,
+                                     region: configuration.region, history: history)
+        if let history {
+            let restored = try history.restore(into: service)
+            logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
+            history.startSweeping(everySeconds: 60) { logger.error("history sweep failed", metadata: ["error": "\($0)"]) }
+        }
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
@@ -87,6 +112,23 @@ struct PubNodeCommand: AsyncParsableCommand {
         let signal = await TerminationSignal.wait()
         logger.info("draining", metadata: ["signal": "\(signal)"])
         try await server.shutdown()
+        history?.close()
+    }
+}
+
+/// Opens the history database, or nil when no keyset keeps history; an unusable file stops the node.
+func openHistory(_ configuration: NodeConfiguration, clock: TimetokenClock, logger: Logger) throws -> MessageHistory? {
+    let policies = configuration.history.policies(for: configuration.keysets)
+    guard policies.values.contains(where: \.enabled) else { return nil }
+    do {
+        return try SQLiteHistory.open(
+            path: configuration.historyDatabasePath, policies: policies, clock: clock,
+            flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
+            onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
+    } catch {
+        logger.critical("history database unusable; start with --history-enabled false to run without history",
+                        metadata: ["path": "\(configuration.historyDatabasePath)", "error": "\(error)"])
+        throw ExitCode(3)
     }
 }
 

@@ -1,0 +1,157 @@
+import Dispatch
+import Synchronization
+
+/// Writes history off the request path with group commit.
+///
+/// `append` only queues the message. A dedicated serial queue commits everything queued in one
+/// transaction at most `flushInterval` after the first message of a batch arrived (at once when
+/// `maxBatch` messages are waiting or a caller waits for the commit). Publishing therefore never
+/// waits for the disk unless it asks to (`append(_:onCommit:)`, strict mode).
+///
+/// A failed commit (disk full, I/O error) is counted and reported through `onFailure`; its
+/// messages are lost from history, the node keeps running and later batches are tried again.
+public final class HistoryWriter: Sendable {
+    /// Called when a commit is done: success, or why it failed.
+    public typealias Completion = @Sendable (Result<Void, HistoryError>) -> Void
+
+    /// What the writer has done since it started.
+    public struct Statistics: Sendable, Equatable {
+        /// Messages committed.
+        public var committedMessages = 0
+        /// Transactions committed.
+        public var commits = 0
+        /// Transactions that failed.
+        public var failedCommits = 0
+        /// Messages lost to failed commits.
+        public var lostMessages = 0
+        /// The most recent failure, if any.
+        public var lastError: HistoryError?
+    }
+
+    private struct State {
+        var pending: [StoredMessage] = []
+        var completions: [Completion] = []
+        var scheduled = false
+        var immediate = false
+        var statistics = Statistics()
+    }
+
+    /// Where messages are committed.
+    public let store: any HistoryStore
+    /// The longest a queued message waits before its batch is committed, in milliseconds.
+    public let flushMilliseconds: Int
+    /// A batch this large is committed at once.
+    public let maxBatch: Int
+    private let queue = DispatchQueue(label: "pubnode.history.writer", qos: .userInitiated)
+    private let state = Mutex(State())
+    private let onFailure: @Sendable (HistoryError, Int) -> Void
+
+    /// Creates a writer; `onFailure` receives each failed commit's error and message count.
+    public init(store: any HistoryStore, flushMilliseconds: Int = 10, maxBatch: Int = 2000,
+                onFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in }) {
+        self.store = store
+        self.flushMilliseconds = max(0, flushMilliseconds)
+        self.maxBatch = max(1, maxBatch)
+        self.onFailure = onFailure
+    }
+
+    /// Queues `message`; it is committed within the flush interval.
+    public func append(_ message: StoredMessage) {
+        enqueue(message, completion: nil)
+    }
+
+    /// Queues `message` and calls `onCommit` (on the writer's queue) once its batch is committed
+    /// or has failed. The batch is committed without waiting for the flush interval.
+    public func append(_ message: StoredMessage, onCommit: @escaping Completion) {
+        enqueue(message, completion: onCommit)
+    }
+
+    /// Queues `message` and blocks the calling thread until its batch is committed or has failed.
+    public func appendAndWait(_ message: StoredMessage) -> Result<Void, HistoryError> {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Void, HistoryError>>(.success(()))
+        append(message) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0 }
+    }
+
+    /// Commits everything queued so far and returns once it is committed (or has failed).
+    /// Must not be called from the writer's own queue.
+    public func flush() {
+        queue.sync { drain() }
+    }
+
+    /// Runs `work` on the writer's queue, between commits (for the expiry sweep).
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
+    /// Counters since start.
+    public var statistics: Statistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Messages queued and not yet committed.
+    public var pendingCount: Int {
+        state.withLock { $0.pending.count }
+    }
+
+    private enum Schedule { case none, now, later }
+
+    private func enqueue(_ message: StoredMessage, completion: Completion?) {
+        let schedule = state.withLock { state -> Schedule in
+            state.pending.append(message)
+            if let completion { state.completions.append(completion) }
+            let urgent = completion != nil || state.pending.count >= maxBatch || flushMilliseconds == 0
+            if state.scheduled {
+                guard urgent, !state.immediate else { return .none }
+                state.immediate = true
+                return .now
+            }
+            state.scheduled = true
+            state.immediate = urgent
+            return urgent ? .now : .later
+        }
+        switch schedule {
+        case .none: break
+        case .now: queue.async { self.drain() }
+        case .later: queue.asyncAfter(deadline: .now() + .milliseconds(flushMilliseconds)) { self.drain() }
+        }
+    }
+
+    /// Commits the queued batch; runs on `queue` only.
+    private func drain() {
+        let (batch, completions) = state.withLock { state in
+            state.scheduled = false
+            state.immediate = false
+            let taken = (state.pending, state.completions)
+            state.pending = []
+            state.completions = []
+            return taken
+        }
+        guard !batch.isEmpty else { return }
+        let result: Result<Void, HistoryError>
+        do {
+            try store.append(batch)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        state.withLock { state in
+            switch result {
+            case .success:
+                state.statistics.commits += 1
+                state.statistics.committedMessages += batch.count
+            case .failure(let error):
+                state.statistics.failedCommits += 1
+                state.statistics.lostMessages += batch.count
+                state.statistics.lastError = error
+            }
+        }
+        if case .failure(let error) = result { onFailure(error, batch.count) }
+        for completion in completions { completion(result) }
+    }
+}

@@ -1,0 +1,125 @@
+import Dispatch
+
+/// The node's message history: which keysets keep it, the store, and the group-commit writer.
+///
+/// `PubNodeService.publish` hands every stored message to `record`; the history endpoints read
+/// through `fetch`, `count` and `delete`, which first commit whatever is still queued so a client
+/// always reads its own acknowledged publishes.
+public final class MessageHistory: Sendable {
+    /// The store.
+    public let store: any HistoryStore
+    /// The group-commit writer in front of the store.
+    public let writer: HistoryWriter
+    /// Strict mode: a publish is acknowledged only once its message is committed.
+    public let strict: Bool
+    /// Supplies "now" for expiry (and `publishedAt` of messages stored).
+    public let clock: TimetokenClock
+    private let policies: [String: HistoryPolicy]
+    private let sweeper = SweepTimer()
+
+    /// Creates the history of the keysets in `policies` (by subscribe key; unlisted keys keep none).
+    public init(store: any HistoryStore, policies: [String: HistoryPolicy], clock: TimetokenClock,
+                flushMilliseconds: Int = 10, strict: Bool = false,
+                onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in }) {
+        self.store = store
+        self.policies = policies
+        self.clock = clock
+        self.strict = strict
+        self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, onFailure: onWriteFailure)
+    }
+
+    /// The policy of a subscribe key, if it keeps history.
+    public func policy(_ subscribeKey: String) -> HistoryPolicy? {
+        policies[subscribeKey].flatMap { $0.enabled ? $0 : nil }
+    }
+
+    /// Whether `subscribeKey` keeps history.
+    public func isEnabled(_ subscribeKey: String) -> Bool { policy(subscribeKey) != nil }
+
+    /// Stores an accepted message if its keyset keeps history and it asked to be stored.
+    ///
+    /// Never waits for the disk. In strict mode it returns the commit in flight, which the caller
+    /// observes before acknowledging the publish; otherwise nil.
+    @discardableResult
+    public func record(_ message: PublishedMessage, subscribeKey: String) -> PendingCommit? {
+        guard message.store, message.kind == .message, let policy = policy(subscribeKey) else { return nil }
+        let expiry = policy.expiry(publishedAt: message.publishedAtNanoseconds, ttlHours: message.ttlHours)
+        let stored = StoredMessage(message, subscribeKey: subscribeKey, expiresAtNanoseconds: expiry)
+        guard strict else {
+            writer.append(stored)
+            return nil
+        }
+        let pending = PendingCommit()
+        writer.append(stored) { result in
+            if case .failure(let error) = result { pending.complete(error) } else { pending.complete(nil) }
+        }
+        return pending
+    }
+
+    /// A page of a channel's history, oldest first.
+    public func fetch(subscribeKey: String, channel: String, query: HistoryQuery) throws(PubNodeError) -> [StoredMessage] {
+        try readable(subscribeKey)
+        do {
+            return try store.messages(subscribeKey: subscribeKey, channel: channel, query: query,
+                                      now: clock.nowNanoseconds())
+        } catch { throw .storageFailed(error.description) }
+    }
+
+    /// Messages of a channel newer than `after`, capped at `limit`.
+    public func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int) throws(PubNodeError) -> Int {
+        try readable(subscribeKey)
+        do {
+            return try store.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit,
+                                   now: clock.nowNanoseconds())
+        } catch { throw .storageFailed(error.description) }
+    }
+
+    /// Deletes a channel's messages in `range`; returns how many.
+    @discardableResult
+    public func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(PubNodeError) -> Int {
+        try readable(subscribeKey)
+        do {
+            return try store.delete(subscribeKey: subscribeKey, channel: channel, range: range)
+        } catch { throw .storageFailed(error.description) }
+    }
+
+    /// Removes expired messages in chunks of `chunk`, between the writer's commits; returns how many.
+    @discardableResult
+    public func sweep(chunk: Int = 10_000) throws(HistoryError) -> Int {
+        var total = 0
+        while true {
+            let removed = try store.expire(now: clock.nowNanoseconds(), limit: chunk)
+            total += removed
+            if removed < chunk { return total }
+        }
+    }
+
+    /// Sweeps every `seconds` on the writer's queue; failures go to `onError`.
+    public func startSweeping(everySeconds seconds: Int, onError: @escaping @Sendable (HistoryError) -> Void = { _ in }) {
+        sweeper.start(every: seconds) { [weak self] in
+            self?.sweepStep(chunk: 10_000, onError: onError)
+        }
+    }
+
+    /// Removes one chunk on the writer's queue, queueing the next chunk behind pending commits.
+    private func sweepStep(chunk: Int, onError: @escaping @Sendable (HistoryError) -> Void) {
+        writer.perform { [self] in
+            do throws(HistoryError) {
+                if try store.expire(now: clock.nowNanoseconds(), limit: chunk) == chunk {
+                    sweepStep(chunk: chunk, onError: onError)
+                }
+            } catch { onError(error) }
+        }
+    }
+
+    /// Stops sweeping and commits everything queued.
+    public func close() {
+        sweeper.stop()
+        writer.flush()
+    }
+
+    private func readable(_ subscribeKey: String) throws(PubNodeError) {
+        guard isEnabled(subscribeKey) else { throw .storageDisabled }
+        writer.flush()
+    }
+}

@@ -1,0 +1,170 @@
+import Synchronization
+
+/// Who is present where in one keyset, with their state, timeouts and the events that follow.
+///
+/// Two sharded indexes hold the same facts from both sides: users (uuid → channels with expiry,
+/// timeout and state) and channels (channel → occupant uuids). There is no keyset-wide lock:
+/// each user and each channel has its own mutex. When both sides change, the user's mutex is taken
+/// first and the channel's inside it, never the reverse, so where-now (user side) and here-now
+/// (channel side) always agree. A plain refresh (already present, same channels) takes only the
+/// user's mutex: subscribers re-polling after every message do not meet on a shared lock.
+///
+/// Events are handed to `emit` while the channel's mutex is held, so the events of one channel
+/// reach its `-pnpres` buffer in the order the changes happened.
+public final class PresenceTracker: Sendable {
+    /// The rules in force.
+    public let settings: PresenceSettings
+    let clock: TimetokenClock
+    let users = ShardedMap<String, UserPresence>()
+    let rooms = ShardedMap<String, ChannelPresence>()
+    /// Channels above announce-max, visited by the sweeper for `interval` events. A leaf lock:
+    /// taken inside a channel's mutex, never around one.
+    let announcing = Mutex<Set<String>>([])
+
+    /// Creates an empty tracker reading time from `clock`.
+    public init(settings: PresenceSettings, clock: TimetokenClock) {
+        self.settings = settings
+        self.clock = clock
+    }
+
+    /// Marks `uuid` present on `channels` (a subscribe or heartbeat) for `timeoutSeconds`.
+    ///
+    /// A uuid not yet present joins (`join` event, with its state). One already present is refreshed:
+    /// only its own record is touched, unless `states` changes its state there (`state-change`).
+    /// `states` maps a channel to its new state (nil clears it); channels not in it keep theirs.
+    public func touch(uuid: String, channels: [String], timeoutSeconds: Int, states: [String: [UInt8]?] = [:],
+                      emit: (PresenceEvent) -> Void) {
+        guard !channels.isEmpty else { return }
+        let now = clock.nowNanoseconds()
+        let expiry = now &+ UInt64(max(timeoutSeconds, 1)) &* 1_000_000_000
+        withUser(uuid) { user in
+            for channel in channels {
+                if var entry = user.entries[channel], entry.present {
+                    entry.expiresAt = expiry
+                    entry.timeoutSeconds = timeoutSeconds
+                    let changed = states[channel].map { $0 != entry.state } ?? false
+                    if changed { entry.state = states[channel]! }
+                    user.entries[channel] = entry
+                    if changed {
+                        withRoom(channel) { room in
+                            announce(.stateChange, uuid: uuid, state: entry.state, room: &room, channel: channel,
+                                     now: now, emit: emit)
+                        }
+                    }
+                } else {
+                    let state: [UInt8]? = states[channel] ?? user.entries[channel]?.state
+                    user.entries[channel] = UserPresence.Entry(present: true, expiresAt: expiry,
+                                                               timeoutSeconds: timeoutSeconds, state: state)
+                    withRoom(channel) { room in
+                        room.occupants.insert(uuid)
+                        announce(.join, uuid: uuid, state: state, room: &room, channel: channel, now: now, emit: emit)
+                    }
+                }
+            }
+            user.nextExpiry = min(user.nextExpiry, expiry)
+        }
+    }
+
+    /// Removes `uuid` from `channels` at once (`leave` events) and clears its state there.
+    public func leave(uuid: String, channels: [String], emit: (PresenceEvent) -> Void) {
+        let now = clock.nowNanoseconds()
+        // A record reclaimed under us was empty; a fresh one may have replaced it, so look again.
+        while let user = users.get(uuid) {
+            let done = user.inner.withLock { inner -> Bool in
+                guard !inner.reclaimed else { return false }
+                for channel in channels {
+                    guard let entry = inner.entries.removeValue(forKey: channel), entry.present else { continue }
+                    depart(uuid, from: channel, as: .leave, now: now, emit: emit)
+                }
+                return true
+            }
+            if done { break }
+        }
+        reclaimIfEmpty(user: uuid)
+    }
+
+    /// Sets (or, with nil, clears) `uuid`'s state on `channels`.
+    ///
+    /// Where the uuid is present this emits `state-change`. Elsewhere the state is kept for the
+    /// uuid's next join there, and dropped after the keyset's presence timeout if none comes.
+    public func setState(uuid: String, channels: [String], state: [UInt8]?, emit: (PresenceEvent) -> Void) {
+        guard !channels.isEmpty else { return }
+        let now = clock.nowNanoseconds()
+        let expiry = now &+ UInt64(settings.timeoutSeconds) &* 1_000_000_000
+        withUser(uuid) { user in
+            for channel in channels {
+                if var entry = user.entries[channel], entry.present {
+                    entry.state = state
+                    user.entries[channel] = entry
+                    withRoom(channel) { room in
+                        announce(.stateChange, uuid: uuid, state: state, room: &room, channel: channel, now: now, emit: emit)
+                    }
+                } else if let state {
+                    user.entries[channel] = UserPresence.Entry(present: false, expiresAt: expiry,
+                                                               timeoutSeconds: settings.timeoutSeconds, state: state)
+                    user.nextExpiry = min(user.nextExpiry, expiry)
+                } else {
+                    user.entries[channel] = nil
+                }
+            }
+        }
+        reclaimIfEmpty(user: uuid)
+    }
+
+    /// Takes `uuid` out of `channel`'s occupants and reports it; called with the user's mutex held.
+    func depart(_ uuid: String, from channel: String, as action: PresenceEvent.Action, now: UInt64,
+                emit: (PresenceEvent) -> Void) {
+        guard let room = rooms.get(channel) else { return }
+        let idle = room.inner.withLock { inner -> Bool in
+            guard !inner.reclaimed, inner.occupants.remove(uuid) != nil else { return false }
+            announce(action, uuid: uuid, state: nil, room: &inner, channel: channel, now: now, emit: emit)
+            return inner.occupants.isEmpty && !inner.announcing
+        }
+        if idle { reclaimIfIdle(room: channel) }
+    }
+
+    /// Runs `body` on the live record of `uuid`, creating it when absent.
+    @discardableResult
+    func withUser<R>(_ uuid: String, _ body: (inout UserPresence.Inner) -> R) -> R {
+        while true {
+            let user = users.getOrCreate(uuid) { UserPresence(uuid: uuid) }
+            let result: R? = user.inner.withLock { inner in inner.reclaimed ? nil : body(&inner) }
+            if let result { return result }
+        }
+    }
+
+    /// Runs `body` on the live record of `channel`, creating it when absent.
+    @discardableResult
+    func withRoom<R>(_ channel: String, _ body: (inout ChannelPresence.Inner) -> R) -> R {
+        while true {
+            let room = rooms.getOrCreate(channel) { ChannelPresence(name: channel) }
+            let result: R? = room.inner.withLock { inner in inner.reclaimed ? nil : body(&inner) }
+            if let result { return result }
+        }
+    }
+
+    /// Drops the record of a uuid that is on no channel and holds no state.
+    func reclaimIfEmpty(user uuid: String) {
+        users.remove(uuid) { user in
+            user.inner.withLock { inner in
+                guard inner.entries.isEmpty else { return false }
+                inner.reclaimed = true
+                return true
+            }
+        }
+    }
+
+    /// Drops the record of a channel with no occupants that is not in announce-max mode.
+    func reclaimIfIdle(room channel: String) {
+        rooms.remove(channel) { room in
+            room.inner.withLock { inner in
+                guard inner.occupants.isEmpty, !inner.announcing else { return false }
+                inner.reclaimed = true
+                return true
+            }
+        }
+    }
+
+    /// Unix seconds of a wall time in nanoseconds.
+    static func seconds(_ nanoseconds: UInt64) -> Int { Int(nanoseconds / 1_000_000_000) }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import PubNodeCore
+
+/// The history database: its connection, schema migrations and pragmas.
+///
+/// A file database is a WAL `DatabasePool` with `synchronous = NORMAL`: a commit reaches the
+/// write-ahead log before `write` returns, so it survives the process being killed; it is made
+/// durable against power loss at the next WAL checkpoint (SQLite's documented trade-off).
+public struct HistoryDatabase: Sendable {
+    /// The name of the database file inside the node's data directory.
+    public static let fileName = "history.sqlite"
+
+    /// The connection (a pool for files, a queue in memory).
+    public let writer: any DatabaseWriter
+
+    /// Migrates `writer` and checks that it can be read and written.
+    public init(_ writer: any DatabaseWriter, verify: Bool = true) throws(HistoryError) {
+        self.writer = writer
+        do {
+            try Self.migrator.migrate(writer)
+            if verify {
+                let check = try writer.read { db in try String.fetchOne(db, sql: "PRAGMA quick_check") }
+                guard check == "ok" else { throw HistoryError.unavailable("integrity check failed: \(check ?? "no answer")") }
+            }
+            try writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO node_state (key, value) VALUES ('opened_at', strftime('%s', 'now'))
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                    """)
+            }
+        } catch let error as HistoryError {
+            throw error
+        } catch {
+            throw Self.opening(error)
+        }
+    }
+
+    /// Opens (creating if needed) the database file at `path`.
+    public static func file(path: String, verify: Bool = true) throws(HistoryError) -> HistoryDatabase {
+        var configuration = Configuration()
+        configuration.label = "pubnode.history"
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw opening(error)
+        }
+        return try HistoryDatabase(pool, verify: verify)
+    }
+
+    /// A private in-memory database (tests, benchmarks).
+    public static func inMemory() throws(HistoryError) -> HistoryDatabase {
+        do {
+            return try HistoryDatabase(DatabaseQueue())
+        } catch let error as HistoryError {
+            throw error
+        } catch {
+            throw .unavailable("\(error)")
+        }
+    }
+
+    /// The schema, one migration per version.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: messages") { db in
+            try db.execute(sql: """
+                CREATE TABLE message (
+                    id INTEGER PRIMARY KEY,
+                    subscribe_key TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    timetoken INTEGER NOT NULL,
+                    payload BLOB NOT NULL,
+                    meta BLOB,
+                    publisher TEXT,
+                    message_type INTEGER NOT NULL DEFAULT 0,
+                    custom_message_type TEXT,
+                    expires_at INTEGER
+                );
+                CREATE UNIQUE INDEX message_by_channel ON message (subscribe_key, channel, timetoken);
+                CREATE INDEX message_by_expiry ON message (expires_at) WHERE expires_at IS NOT NULL;
+                CREATE TABLE node_state (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+                """)
+        }
+        return migrator
+    }
+
+    /// A failure while opening: the file cannot be used as a history database.
+    static func opening(_ error: any Error) -> HistoryError {
+        guard let error = error as? DatabaseError else { return .unavailable("\(error)") }
+        return .unavailable("\(error.message ?? "SQLite error") (\(error.resultCode))")
+    }
+
+    /// A failure after opening, classified for the operator.
+    static func runtime(_ error: any Error) -> HistoryError {
+        if let error = error as? HistoryError { return error }
+        guard let error = error as? DatabaseError else { return .failed("\(error)") }
+        let text = "\(error.message ?? "SQLite error") (\(error.resultCode))"
+        switch error.resultCode {
+        case .SQLITE_FULL: return .full(text)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM: return .unavailable(text)
+        default: return .failed(text)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PubNodeCore
+import PubNodeServer
+import Synchronization
+import XCTest
+
+/// A store whose commits wait until the test opens a gate, to hold a strict-mode publish pending.
+final class GatedStore: HistoryStore {
+    let inner = MemoryHistoryStore()
+    let gate = DispatchSemaphore(value: 0)
+
+    func append(_ messages: [StoredMessage]) throws(HistoryError) {
+        _ = gate.wait(timeout: .now() + 10)
+        try inner.append(messages)
+    }
+    func messages(subscribeKey: String, channel: String, query: HistoryQuery, now: UInt64) throws(HistoryError) -> [StoredMessage] {
+        try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
+    }
+    func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int {
+        try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
+    }
+    func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
+        try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
+    }
+    func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
+    func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
+    func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
+        try inner.latest(perChannel: perChannel, after: after, now: now)
+    }
+}
+
+/// Strict history mode acknowledges a publish only after its commit, without blocking the event loop.
+final class StrictHistorySocketTests: XCTestCase {
+    func testStrictPublishWaitsForCommitWhileTheLoopKeepsServing() async throws {
+        let store = GatedStore()
+        let clock = TimetokenClock()
+        let history = MessageHistory(store: store, policies: ["demo": HistoryPolicy()], clock: clock,
+                                     flushMilliseconds: 1, strict: true)
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.eventLoopThreads = 1
+        let server = PubNodeHTTPServer(configuration: configuration,
+                                       service: PubNodeService(clock: clock, history: history))
+        let port = try await server.start()
+        let base = "http://127.0.0.1:\(port)"
+        let session = URLSession(configuration: .ephemeral)
+        let acknowledged = Mutex(false)
+        let publish = Task {
+            let result = try await session.data(from: URL(string: "\(base)/publish/demo/demo/0/durable/0/%22kept%22")!)
+            acknowledged.withLock { $0 = true }
+            return result
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let (time, _) = try await session.data(from: URL(string: "\(base)/time/0")!)
+        XCTAssertEqual(Response.parse(httpBody: time)[0]?.stringValue?.count, 17, "the one event loop still serves")
+        XCTAssertFalse(acknowledged.withLock { $0 }, "no acknowledgement before the commit")
+        store.gate.signal()
+        let (body, response) = try await publish.value
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        XCTAssertEqual(Response.parse(httpBody: body)[1], .string("Sent"))
+        let stored = try store.inner.latest(perChannel: 10, after: .zero, now: clock.nowNanoseconds())
+        XCTAssertEqual(stored.map(\.channel), ["durable"])
+        try await server.shutdown()
+    }
+}
