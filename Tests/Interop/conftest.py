@@ -192,8 +192,8 @@ class Node:
         self._clients.append(pn)
         return pn
 
-    def subscribe(self, pn, channels=(), groups=(), timetoken=None, wait=True):
-        """Subscribe `pn` and return a Listener once the subscription is live."""
+    def subscribe(self, pn, channels=(), groups=(), timetoken=None, wait=True, presence=False):
+        """Subscribe `pn` (with presence channels if asked) and return a Listener once live."""
         listener = Listener()
         pn.add_listener(listener)
         builder = pn.subscribe()
@@ -203,6 +203,8 @@ class Node:
             builder = builder.channel_groups(list(groups))
         if timetoken is not None:
             builder = builder.with_timetoken(timetoken)
+        if presence:
+            builder = builder.with_presence()
         builder.execute()
         if wait:
             listener.wait_connected()

@@ -4,21 +4,7 @@ import time
 
 from pubnub.endpoints.presence.heartbeat import Heartbeat
 
-from conftest import WAIT, Listener, uniq
-
-
-def subscribe_with_presence(pn, channels=(), groups=()):
-    """Subscribe `pn` to channels/groups with presence; return the Listener once connected."""
-    listener = Listener()
-    pn.add_listener(listener)
-    builder = pn.subscribe()
-    if channels:
-        builder = builder.channels(list(channels))
-    if groups:
-        builder = builder.channel_groups(list(groups))
-    builder.with_presence().execute()
-    listener.wait_connected()
-    return listener
+from conftest import WAIT, uniq
 
 
 def next_presence(listener, match, what, timeout=WAIT):
@@ -49,7 +35,7 @@ def wait_until(condition, what, timeout=WAIT):
 def test_join_event_carries_uuid_and_occupancy(node):
     channel = uniq("pres-join")
     watcher = node.client("watcher")
-    listener = subscribe_with_presence(watcher, channels=[channel])
+    listener = node.subscribe(watcher, presence=True, channels=[channel])
 
     own = next_presence(listener, lambda e: e.event == "join" and e.uuid == watcher.uuid, "own join")
     assert own.channel == channel
@@ -109,7 +95,7 @@ def test_where_now_lists_the_channels_of_a_uuid(node):
 def test_set_and_get_state_and_state_change_event(node):
     channel = uniq("pres-state")
     watcher = node.client("watcher")
-    listener = subscribe_with_presence(watcher, channels=[channel])
+    listener = node.subscribe(watcher, presence=True, channels=[channel])
     pn = node.client("stateful")
     node.subscribe(pn, channels=[channel])
     next_presence(listener, lambda e: e.event == "join" and e.uuid == pn.uuid, "join")
@@ -131,7 +117,7 @@ def test_set_and_get_state_and_state_change_event(node):
 def test_leave_event_and_here_now_drops_the_uuid(node):
     channel = uniq("pres-leave")
     watcher = node.client("watcher")
-    listener = subscribe_with_presence(watcher, channels=[channel])
+    listener = node.subscribe(watcher, presence=True, channels=[channel])
     leaver = node.client("leaver")
     leaver_listener = node.subscribe(leaver, channels=[channel])
     next_presence(listener, lambda e: e.event == "join" and e.uuid == leaver.uuid, "join")
@@ -158,7 +144,7 @@ def test_presence_listener_on_a_channel_group(node):
     admin = node.client("admin")
     admin.add_channel_to_channel_group().channel_group(group).channels([channel]).sync()
     watcher = node.client("watcher")
-    listener = subscribe_with_presence(watcher, groups=[group])
+    listener = node.subscribe(watcher, presence=True, groups=[group])
 
     joiner = node.client("joiner")
     node.subscribe(joiner, channels=[channel])
@@ -174,7 +160,7 @@ def test_presence_listener_on_a_channel_group(node):
 def test_heartbeat_makes_a_uuid_present_without_subscribing(node):
     channel = uniq("pres-hb")
     watcher = node.client("watcher")
-    listener = subscribe_with_presence(watcher, channels=[channel])
+    listener = node.subscribe(watcher, presence=True, channels=[channel])
     beater = node.client("beater")
 
     envelope = Heartbeat(beater, channels=[channel], state={channel: {"on": True}}).sync()
