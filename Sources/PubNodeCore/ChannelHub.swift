@@ -69,7 +69,13 @@ public final class ChannelHub: Sendable {
             groups.get(group)?.takeWaiters(into: &waiters)
         }
         for pattern in NameRules.wildcardPatterns(matching: draft.channel) {
-            prefixes.get(pattern)?.takeWaiters(into: &waiters)
+            // Listing the channel under the pattern before taking its waiters means a woken wildcard
+            // subscriber always finds it, even if another path created the channel a moment ago and
+            // has not listed it yet.
+            withFanIn(prefixes, pattern) { inner in
+                inner.members.insert(draft.channel)
+                inner.waiters.takeAll(into: &waiters)
+            }
         }
         return PublishOutcome(message: message!, waiters: waiters)
     }

@@ -22,6 +22,8 @@ public struct Limits: Sendable, Equatable, Codable {
     public var idleChannelSeconds: Int = 60
     /// Seconds a message stays in a ring buffer (0 keeps it until pushed out by newer ones).
     public var bufferRetentionSeconds: Int = 3600
+    /// Seconds a connection may send nothing before it is closed; longer than a long-poll lasts.
+    public var idleConnectionSeconds: Int = 310
     /// Seconds a uuid stays present without a subscribe or heartbeat, when the client names none.
     public var presenceTimeoutSeconds: Int = 300
     /// The shortest presence timeout a client may ask for; shorter requests are raised to it.
@@ -47,6 +49,9 @@ public struct Limits: Sendable, Equatable, Codable {
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")
+        }
+        if idleConnectionSeconds <= longPollTimeoutSeconds {
+            throw ConfigurationError("idleConnectionSeconds (\(idleConnectionSeconds)) must exceed longPollTimeoutSeconds (\(longPollTimeoutSeconds))")
         }
         if bufferRetentionSeconds < 0 {
             throw ConfigurationError("bufferRetentionSeconds must not be negative")

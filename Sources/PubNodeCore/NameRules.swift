@@ -17,11 +17,21 @@ public enum NameRules {
         case forbiddenCharacter
         /// The name is a wildcard where a concrete channel is required, or a malformed wildcard.
         case badWildcard
+        /// The name contains `-pnpres`, which names presence channels: only the node publishes there.
+        case reservedForPresence
     }
 
     /// Checks a concrete channel name (publish targets, group members).
     public static func validateChannel(_ name: String) throws(Violation) {
         try validateToken(name.utf8)
+    }
+
+    /// Checks a name that clients may publish to or put in a group: a valid channel name that is
+    /// not, and does not contain, a presence name (SDKs treat any channel containing `-pnpres` as
+    /// presence and would choke on a forged event).
+    public static func validateWritable(_ name: String) throws(Violation) {
+        try validateToken(name.utf8)
+        if name.contains(presenceSuffix) { throw .reservedForPresence }
     }
 
     /// Checks a channel-group name.

@@ -91,7 +91,7 @@ public final class PubNodeService: Sendable {
 
     private func validate(_ request: PublishRequest) throws(PubNodeError) {
         if NameRules.isWildcard(request.channel) { throw .publishToWildcard(request.channel) }
-        do { try NameRules.validateChannel(request.channel) } catch { throw .invalidChannel(request.channel, error) }
+        do { try NameRules.validateWritable(request.channel) } catch { throw .invalidChannel(request.channel, error) }
         guard validator.isValidUTF8JSON(request.payload) else { throw .invalidJSON }
         if let meta = request.meta {
             guard validator.isValidUTF8JSON(meta) else { throw .invalidMeta }

@@ -67,6 +67,7 @@ enum ErrorResponses {
         case .tooLong: return "longer than \(NameRules.maxLength) bytes"
         case .forbiddenCharacter: return "contains a forbidden character"
         case .badWildcard: return "malformed wildcard (use a.* or a.b.*)"
+        case .reservedForPresence: return "names containing -pnpres are reserved for presence events"
         }
     }
 

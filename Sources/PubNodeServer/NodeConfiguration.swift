@@ -67,7 +67,7 @@ public struct NodeConfiguration: Sendable, Equatable {
             ("maxBodyBytes", \.maxBodyBytes), ("maxChannelsPerSubscribe", \.maxChannelsPerSubscribe),
             ("maxGroupsPerSubscribe", \.maxGroupsPerSubscribe), ("maxChannelsPerGroup", \.maxChannelsPerGroup),
             ("longPollTimeoutSeconds", \.longPollTimeoutSeconds), ("idleChannelSeconds", \.idleChannelSeconds),
-            ("bufferRetentionSeconds", \.bufferRetentionSeconds),
+            ("bufferRetentionSeconds", \.bufferRetentionSeconds), ("idleConnectionSeconds", \.idleConnectionSeconds),
             ("presenceTimeoutSeconds", \.presenceTimeoutSeconds),
             ("presenceMinTimeoutSeconds", \.presenceMinTimeoutSeconds),
             ("announceMax", \.announceMax), ("presenceIntervalSeconds", \.presenceIntervalSeconds),

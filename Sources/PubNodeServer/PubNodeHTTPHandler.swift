@@ -86,6 +86,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
             quiesce(context: context)
+        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, parked == nil, !awaitingAnswer {
+            // Nothing read for longer than a long-poll lasts: a stalled or abandoned connection.
+            context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -96,7 +99,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         draining = true
         if let parked {
             answer(parked.poll, deliveries: [], next: parked.plan.cursor)
-        } else if head == nil {
+        } else if !awaitingAnswer {
+            // Idle, or a request still arriving (a client may hold one half-sent forever): close.
             context.close(promise: nil)
         }
     }
@@ -128,6 +132,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func dispatch(head: HTTPRequestHead, context: ChannelHandlerContext) {
+        if head.method == .HEAD, !head.uri.hasPrefix("/time/") {
+            // HEAD must not change anything; only the time endpoint is answered without a body.
+            write(ErrorResponses.object(status: .methodNotAllowed, message: "HEAD is answered for /time/0 only"),
+                  context: context)
+            return
+        }
         let request: PubNubRequest
         do {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)

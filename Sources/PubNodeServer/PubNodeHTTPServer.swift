@@ -99,6 +99,9 @@ public final class PubNodeHTTPServer: Sendable {
     /// Builds one connection's pipeline: NIO's HTTP/1.1 request decoder (llhttp, bounded header
     /// sizes), gzip request decompression, then the PubNode handler, which writes whole responses.
     static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
+        // A connection that sends nothing for longer than a long-poll lasts (plus grace) is closed.
+        let idle = TimeAmount.seconds(Int64(router.service.limits.idleConnectionSeconds))
+        try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
         try pipeline.addHandler(PubNodeHTTPHandler(router: router))

@@ -37,6 +37,7 @@ struct PubNodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("long-poll-timeout"), help: "Seconds a subscribe stays parked (default 280).") var longPollTimeout: Int?
     @Option(name: .customLong("idle-channel-seconds"), help: "Seconds before an empty idle channel is reclaimed (default 60).") var idleChannelSeconds: Int?
     @Option(name: .customLong("buffer-retention"), help: "Seconds a buffered message is kept; 0 = until pushed out (default 3600).") var bufferRetention: Int?
+    @Option(name: .customLong("idle-connection-seconds"), help: "Seconds a silent connection is kept open (default 310, must exceed the long-poll timeout).") var idleConnectionSeconds: Int?
     @Option(name: .customLong("presence-timeout"), help: "Seconds a uuid stays present without a heartbeat (default 300).") var presenceTimeout: Int?
     @Option(name: .customLong("presence-min-timeout"), help: "Shortest presence timeout a client may ask for (default 20).") var presenceMinTimeout: Int?
     @Option(name: .customLong("announce-max"), help: "Occupancy above which interval events replace per-uuid ones (default 20).") var announceMax: Int?
@@ -64,6 +65,7 @@ struct PubNodeCommand: AsyncParsableCommand {
             ("longPollTimeoutSeconds", longPollTimeout.map(String.init)),
             ("idleChannelSeconds", idleChannelSeconds.map(String.init)),
             ("bufferRetentionSeconds", bufferRetention.map(String.init)),
+            ("idleConnectionSeconds", idleConnectionSeconds.map(String.init)),
             ("presenceTimeoutSeconds", presenceTimeout.map(String.init)),
             ("presenceMinTimeoutSeconds", presenceMinTimeout.map(String.init)),
             ("announceMax", announceMax.map(String.init)),
@@ -162,7 +164,12 @@ final class ResumeOnce: @unchecked Sendable {
     private var continuation: CheckedContinuation<Int32, Never>?
     init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
     func resume(_ value: Int32) {
-        continuation?.resume(returning: value)
-        continuation = nil
+        guard let continuation else {
+            // A second signal while draining: the operator wants out now.
+            FileHandle.standardError.write(Data("second signal: exiting without waiting for the drain\n".utf8))
+            exit(128 + value)
+        }
+        continuation.resume(returning: value)
+        self.continuation = nil
     }
 }

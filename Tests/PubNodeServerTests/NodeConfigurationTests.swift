@@ -52,6 +52,9 @@ final class NodeConfigurationTests: XCTestCase {
         XCTAssertThrowsError(try configuration.apply(json: Data("[1]".utf8)))
         XCTAssertThrowsError(try configuration.apply(json: Data("{".utf8)))
         XCTAssertThrowsError(try configuration.apply(fileAt: "/nonexistent/pubnode.json"))
+        var idle = NodeConfiguration()
+        idle.limits.idleConnectionSeconds = idle.limits.longPollTimeoutSeconds
+        XCTAssertThrowsError(try idle.validate()) { XCTAssertTrue("\($0)".contains("idleConnectionSeconds")) }
         configuration.limits.bufferSize = 0
         XCTAssertThrowsError(try configuration.validate()) { XCTAssertTrue("\($0)".contains("bufferSize")) }
     }
