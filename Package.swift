@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PubNodeCore", targets: ["PubNodeCore"]),
         .library(name: "PubNodeServer", targets: ["PubNodeServer"]),
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
+        .library(name: "PubNodeClient", targets: ["PubNodeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -64,7 +65,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .target(name: "PubNodeClient", dependencies: ["CZlib"]),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore"]),
+        .testTarget(
+            name: "PubNodeClientTests",
+            dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore"]
+        ),
         .testTarget(
             name: "PubNodeHistorySQLiteTests",
             dependencies: [

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A value guarded by a lock, usable on every supported OS (no `Synchronization` needed).
+///
+/// `@unchecked Sendable` invariant: `value` is only read or written inside `withLock`, which
+/// holds `lock` for the whole access, so no two threads touch it at once.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Everything a `PubNodeClient` needs to reach a node.
+public struct PubNodeConfiguration: Sendable, Equatable {
+    /// The publish key (needed for publish, signal and fire).
+    public var publishKey: String?
+    /// The subscribe key.
+    public var subscribeKey: String
+    /// The client's user id, sent as `uuid`.
+    public var userId: String
+    /// Host and port of the node, e.g. `"127.0.0.1:8090"`.
+    public var origin: String
+    /// Whether to use `https` (otherwise `http`).
+    public var secure: Bool
+    /// Presence timeout in seconds sent as `heartbeat` (`0`: the node's default).
+    public var presenceTimeout: Int
+    /// Seconds between heartbeats while subscribed (`0`: no heartbeat timer).
+    public var heartbeatInterval: Int
+    /// Timeout of ordinary requests, in seconds.
+    public var requestTimeout: Double
+    /// Timeout of subscribe long-polls, in seconds (longer than the node's 280 s long-poll).
+    public var subscribeRequestTimeout: Double
+    /// How the subscription retries after failures.
+    public var retryPolicy: RetryPolicy
+    /// Optional access token, sent as `auth`.
+    public var authToken: String?
+    /// Capacity of the cache of recently delivered messages used to drop duplicates.
+    public var dedupeCacheSize: Int
+
+    /// A configuration; only the subscribe key and user id are required.
+    public init(publishKey: String? = nil, subscribeKey: String, userId: String, origin: String = "127.0.0.1:8090",
+                secure: Bool = false, presenceTimeout: Int = 0, heartbeatInterval: Int = 0,
+                requestTimeout: Double = 10, subscribeRequestTimeout: Double = 310,
+                retryPolicy: RetryPolicy = .default, authToken: String? = nil, dedupeCacheSize: Int = 1000) {
+        self.publishKey = publishKey
+        self.subscribeKey = subscribeKey
+        self.userId = userId
+        self.origin = origin
+        self.secure = secure
+        self.presenceTimeout = presenceTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.requestTimeout = requestTimeout
+        self.subscribeRequestTimeout = subscribeRequestTimeout
+        self.retryPolicy = retryPolicy
+        self.authToken = authToken
+        self.dedupeCacheSize = dedupeCacheSize
+    }
+
+    /// `http://origin` or `https://origin`.
+    public var baseURL: String { (secure ? "https://" : "http://") + origin }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The clock of retry gaps and heartbeats; inject one in tests to control time.
+public protocol PubNodeSleeper: Sendable {
+    /// Suspends for `seconds`; throws `CancellationError` when the task is cancelled.
+    func sleep(seconds: Double) async throws
+}
+
+/// Real time, with `Task.sleep`.
+public struct TaskSleeper: PubNodeSleeper {
+    /// A real-time sleeper.
+    public init() {}
+
+    /// Sleeps for `seconds`.
+    public func sleep(seconds: Double) async throws {
+        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+}
+
+/// The recently delivered messages, to drop a message delivered twice (e.g. after a retry).
+struct DedupeCache: Sendable {
+    private var keys: Set<String> = []
+    private var order: [String] = []
+    private var next = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// Records `key`; `false` when it was already there.
+    mutating func insert(_ key: String) -> Bool {
+        guard !keys.contains(key) else { return false }
+        keys.insert(key)
+        if order.count < capacity {
+            order.append(key)
+        } else {
+            keys.remove(order[next])
+            order[next] = key
+            next = (next + 1) % capacity
+        }
+        return true
+    }
+
+    /// The number of keys held.
+    var count: Int { keys.count }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+extension SubscriptionLoop {
+    /// Long-polls until the generation changes, retrying failures with backoff.
+    func poll(generation current: Int) async {
+        while current == generation && !Task.isCancelled {
+            let names = wireNames
+            var query: [(String, String)] = [("tt", String(cursor?.timetoken ?? 0))]
+            if let region = cursor?.region { query.append(("tr", String(region))) }
+            if !names.groups.isEmpty { query.append(("channel-group", names.groups.joined(separator: ","))) }
+            if configuration.presenceTimeout > 0 { query.append(("heartbeat", String(configuration.presenceTimeout))) }
+            let path = ["v2", "subscribe", Percent.encode(configuration.subscribeKey), Percent.list(names.channels), "0"]
+            let answer: JSONValue
+            do {
+                let request = try request(path, query: query, timeout: configuration.subscribeRequestTimeout)
+                answer = try await PubNodeClient.send(request, through: transport)
+            } catch {
+                guard current == generation, error != .cancelled else { return }
+                guard await recover(from: error, generation: current) else { return }
+                continue
+            }
+            guard current == generation else { return }
+            failures = 0
+            guard let cursorText = answer["t"]?["t"]?.intValue, cursorText >= 0 else {
+                hub.emit(.error(.decoding("unexpected subscribe answer \(answer)")))
+                setStatus(.disconnectedUnexpectedly, error: .decoding("unexpected subscribe answer"))
+                return
+            }
+            if status != .connected { setStatus(.connected) }
+            for envelope in answer["m"]?.arrayValue ?? [] {
+                deliver(envelope)
+            }
+            cursor = (UInt64(cursorText), answer["t"]?["r"]?.intValue.map { Int($0) })
+        }
+    }
+
+    /// Counts a failure and sleeps the backoff gap; `false` when the subscription should stop.
+    private func recover(from error: PubNodeClientError, generation current: Int) async -> Bool {
+        guard error.isRetryable else {
+            hub.emit(.error(error))
+            setStatus(.disconnectedUnexpectedly, error: error)
+            return false
+        }
+        failures += 1
+        guard configuration.retryPolicy.allowsRetry(after: failures) else {
+            hub.emit(.error(error))
+            setStatus(.disconnectedUnexpectedly, error: error)
+            return false
+        }
+        setStatus(.reconnecting, error: error)
+        let gap = configuration.retryPolicy.delay(forAttempt: failures, random: random())
+        do {
+            try await sleeper.sleep(seconds: gap)
+        } catch {
+            return false
+        }
+        return current == generation
+    }
+
+    /// Delivers one message envelope unless it was delivered before.
+    private func deliver(_ envelope: JSONValue) {
+        guard let channel = envelope["c"]?.stringValue, let timetoken = envelope["p"]?["t"]?.intValue else { return }
+        let payload = envelope["d"] ?? .null
+        let publisher = envelope["i"]?.stringValue
+        guard dedupe.insert("\(timetoken)|\(publisher ?? "")|\(channel)|\(payload.jsonString)") else { return }
+        let subscription = envelope["b"]?.stringValue
+        if channel.hasSuffix("-pnpres") {
+            hub.emit(.presence(PresenceChange(
+                channel: String(channel.dropLast("-pnpres".count)),
+                subscription: subscription.map { $0.hasSuffix("-pnpres") ? String($0.dropLast(7)) : $0 },
+                action: payload["action"]?.stringValue ?? "", uuid: payload["uuid"]?.stringValue,
+                occupancy: Int(payload["occupancy"]?.intValue ?? 0), timestamp: Int(payload["timestamp"]?.intValue ?? 0),
+                state: payload["state"] ?? payload["data"],
+                join: payload["join"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                leave: payload["leave"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                timeout: payload["timeout"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                timetoken: UInt64(timetoken))))
+            return
+        }
+        let message = ReceivedMessage(channel: channel, subscription: subscription, payload: payload, publisher: publisher,
+                                      timetoken: UInt64(timetoken), meta: envelope["u"],
+                                      customMessageType: envelope["cmt"]?.stringValue)
+        hub.emit(envelope["e"]?.intValue == 1 ? .signal(message) : .message(message))
+    }
+
+    /// Heartbeats the subscribed channels and groups every `heartbeatInterval` seconds.
+    func heartbeat(generation current: Int) async {
+        while current == generation && !Task.isCancelled {
+            do {
+                try await sleeper.sleep(seconds: Double(configuration.heartbeatInterval))
+            } catch {
+                return
+            }
+            guard current == generation else { return }
+            var query: [(String, String)] = []
+            if !groups.isEmpty { query.append(("channel-group", groups.sorted().joined(separator: ","))) }
+            if configuration.presenceTimeout > 0 { query.append(("heartbeat", String(configuration.presenceTimeout))) }
+            guard let request = try? request(presencePath(channels.sorted(), "heartbeat"), query: query,
+                                             timeout: configuration.requestTimeout) else { return }
+            _ = try? await PubNodeClient.send(request, through: transport)
+        }
+    }
+}
