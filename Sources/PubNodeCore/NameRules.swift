@@ -31,7 +31,7 @@ public enum NameRules {
     /// presence and would choke on a forged event).
     public static func validateWritable(_ name: String) throws(Violation) {
         try validateToken(name.utf8)
-        if name.contains(presenceSuffix) { throw .reservedForPresence }
+        if name.utf8.firstRange(of: presenceSuffix.utf8) != nil { throw .reservedForPresence }
     }
 
     /// Checks a channel-group name.
