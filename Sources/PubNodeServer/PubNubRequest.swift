@@ -81,6 +81,15 @@ public struct PubNubRequest: Sendable {
         }
     }
 
+    /// A timetoken query parameter (`tt`, `start`, `end`, `timetoken`); nil when absent.
+    func timetoken(_ name: String) throws(PubNodeError) -> Timetoken? {
+        guard let value = query[name] else { return nil }
+        guard let timetoken = Timetoken(parsing: Substring(value)) else {
+            throw .invalidParameter("\(name) must be a non-negative integer timetoken (got '\(value.prefix(40))')")
+        }
+        return timetoken
+    }
+
     /// An integer query parameter; nil when absent.
     func integer(_ name: String) throws(PubNodeError) -> Int? {
         guard let value = query[name] else { return nil }

@@ -1,3 +1,4 @@
+import NIOCore
 import PubNodeCore
 
 extension Router {
@@ -13,13 +14,7 @@ extension Router {
                 throw PubNodeError.invalidParameter("subscribe needs at least one channel or channel group")
             }
             let subscription = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: service.limits)
-            var cursor = Timetoken.zero
-            if let tt = request.query["tt"] {
-                guard let parsed = Timetoken(parsing: tt[...]) else {
-                    throw PubNodeError.invalidParameter("tt must be a timetoken (a non-negative integer)")
-                }
-                cursor = parsed
-            }
+            let cursor = try request.timetoken("tt") ?? .zero
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw PubNodeError.invalidParameter("tr must be an integer region")
             }
@@ -40,7 +35,8 @@ extension Router {
             let update = PresenceUpdate(uuid: uuid, subscription: subscription, timeoutSeconds: timeout, state: state)
             plan.wake = try broker.heartbeat(update)
             if let handshake {
-                return .published(.json(#"{"t":{"t":"\#(handshake)","r":\#(region)},"m":[]}"#), waiters: plan.wake)
+                let body = SubscribeResponse.render([], next: handshake, region: region, allocator: ByteBufferAllocator())
+                return .published(HTTPReply(body: body), waiters: plan.wake)
             }
             return .subscribe(plan)
         } catch let error as PubNodeError {
