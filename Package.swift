@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PubNodeServer", targets: ["PubNodeServer"]),
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
         .library(name: "PubNodeClient", targets: ["PubNodeClient"]),
+        .library(name: "PubNodeWebhooks", targets: ["PubNodeWebhooks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -19,12 +20,27 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(
             name: "PubNodeCore",
             dependencies: [
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PubNodeWebhooks",
+            dependencies: [
+                "PubNodeCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -52,6 +68,7 @@ let package = Package(
                 "PubNodeServer",
                 "PubNodeCore",
                 "PubNodeHistorySQLite",
+                "PubNodeWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -68,6 +85,19 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PubNodeClient", dependencies: ["CZlib"]),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore"]),
+        .testTarget(
+            name: "PubNodeWebhooksTests",
+            dependencies: [
+                "PubNodeWebhooks",
+                "PubNodeServer",
+                "PubNodeCore",
+                "PubNodeHistorySQLite",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "PubNodeClientTests",
             dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore"]

@@ -17,14 +17,16 @@ public final class ChannelHub: Sendable {
     /// Who is present on which channel; its events are published on this hub's `-pnpres` channels.
     public let presence: PresenceTracker
 
-    /// Creates an empty hub; `presence` defaults to the node-wide settings of `limits`.
+    /// Creates an empty hub; `presence` defaults to the node-wide settings of `limits`;
+    /// `presenceObserver` is told of every per-uuid presence change.
     public init(subscribeKey: String, limits: Limits, clock: TimetokenClock, region: Int = 1,
-                presence: PresenceSettings? = nil) {
+                presence: PresenceSettings? = nil, presenceObserver: (@Sendable (PresenceEvent) -> Void)? = nil) {
         self.subscribeKey = subscribeKey
         self.limits = limits
         self.clock = clock
         self.region = region
-        self.presence = PresenceTracker(settings: presence ?? PresenceSettings(limits: limits), clock: clock)
+        self.presence = PresenceTracker(settings: presence ?? PresenceSettings(limits: limits), clock: clock,
+                                        observer: presenceObserver)
     }
 
     /// The result of a publish: the accepted message and the waiters to wake.

@@ -61,13 +61,16 @@ public protocol MessageBroker: Sendable {
 public final class MemoryBroker: MessageBroker {
     private let hubs: [String: ChannelHub]
 
-    /// Creates hubs for `keysets` sharing one timetoken clock.
-    public init(keysets: [Keyset], limits: Limits, clock: TimetokenClock, region: Int = 1) {
+    /// Creates hubs for `keysets` sharing one timetoken clock; `presenceObserver` gives each
+    /// keyset's observer of presence changes (the hooks), if any.
+    public init(keysets: [Keyset], limits: Limits, clock: TimetokenClock, region: Int = 1,
+                presenceObserver: (String) -> (@Sendable (PresenceEvent) -> Void)? = { _ in nil }) {
         var hubs: [String: ChannelHub] = [:]
         for keyset in keysets where hubs[keyset.subscribeKey] == nil {
             hubs[keyset.subscribeKey] = ChannelHub(subscribeKey: keyset.subscribeKey, limits: limits,
                                                    clock: clock, region: region,
-                                                   presence: keyset.presenceSettings(limits))
+                                                   presence: keyset.presenceSettings(limits),
+                                                   presenceObserver: presenceObserver(keyset.subscribeKey))
         }
         self.hubs = hubs
     }

@@ -82,7 +82,7 @@ public enum PresenceState {
     }
 
     /// Decodes the escapes of a validated JSON string body.
-    private static func decodeString(_ body: ArraySlice<UInt8>) -> String {
+    static func decodeString(_ body: ArraySlice<UInt8>) -> String {
         guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
         var scalars = String.UnicodeScalarView()
         var raw: [UInt8] = []
@@ -127,7 +127,7 @@ public enum PresenceState {
         return index
     }
 
-    private static func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    static func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let space: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
         var slice = bytes
         while let first = slice.first, space.contains(first) { slice.removeFirst() }

@@ -12,6 +12,10 @@ extension PresenceTracker {
             room.nextIntervalAt = now &+ UInt64(settings.intervalSeconds) &* 1_000_000_000
             announcing.withLock { _ = $0.insert(channel) }
         }
+        if let observer {
+            observer(PresenceEvent(channel: channel, action: action, uuid: uuid, occupancy: room.occupants.count,
+                                   timestamp: Self.seconds(now), state: state))
+        }
         guard room.announcing else {
             emit(PresenceEvent(channel: channel, action: action, uuid: uuid, occupancy: room.occupants.count,
                                timestamp: Self.seconds(now), state: state))

@@ -20,11 +20,15 @@ public final class PresenceTracker: Sendable {
     /// Channels above announce-max, visited by the sweeper for `interval` events. A leaf lock:
     /// taken inside a channel's mutex, never around one.
     let announcing = Mutex<Set<String>>([])
+    /// Told of every per-uuid change, even above announce-max (the after-presence hooks). Called
+    /// with the channel's mutex held: it must only queue the event.
+    let observer: (@Sendable (PresenceEvent) -> Void)?
 
-    /// Creates an empty tracker reading time from `clock`.
-    public init(settings: PresenceSettings, clock: TimetokenClock) {
+    /// Creates an empty tracker reading time from `clock`; `observer` sees every per-uuid change.
+    public init(settings: PresenceSettings, clock: TimetokenClock, observer: (@Sendable (PresenceEvent) -> Void)? = nil) {
         self.settings = settings
         self.clock = clock
+        self.observer = observer
     }
 
     /// Marks `uuid` present on `channels` (a subscribe or heartbeat) for `timeoutSeconds`.

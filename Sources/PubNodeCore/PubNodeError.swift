@@ -34,4 +34,6 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case storageDisabled
     /// The history store failed to read or write; the text says why.
     case storageFailed(String)
+    /// A before hook refused the message (or failed under a fail-closed policy): its status and text.
+    case refusedByHook(status: Int, text: String)
 }

@@ -11,8 +11,8 @@ public final class PubNodeService: Sendable {
     public let broker: any MessageBroker
     /// The authorization point.
     public let authorizer: any Authorizer
-    /// The hook dispatch point (fire).
-    public let hooks: any HookDispatcher
+    /// The server-side hooks (before, after and on-request).
+    public let hooks: HookEngine
     /// The node's timetoken clock.
     public let clock: TimetokenClock
     /// Region number rendered into envelopes the service builds itself (fire).
@@ -24,7 +24,7 @@ public final class PubNodeService: Sendable {
 
     /// Assembles the service.
     public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock, region: Int = 1,
-                authorizer: any Authorizer = OpenAuthorizer(), hooks: any HookDispatcher = NoHookDispatcher(),
+                authorizer: any Authorizer = OpenAuthorizer(), hooks: HookEngine = .none(),
                 history: MessageHistory? = nil) {
         self.keysets = keysets
         self.history = history
@@ -40,8 +40,9 @@ public final class PubNodeService: Sendable {
     /// An in-memory node for `keysets`.
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
-                            hooks: any HookDispatcher = NoHookDispatcher(), history: MessageHistory? = nil) {
-        let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region)
+                            hooks: HookEngine = .none(), history: MessageHistory? = nil) {
+        let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region,
+                                  presenceObserver: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, region: region,
                   authorizer: authorizer, hooks: hooks, history: history)
     }
@@ -50,6 +51,22 @@ public final class PubNodeService: Sendable {
     public func keyset(_ subscribeKey: String) throws(PubNodeError) -> any KeysetBroker {
         guard let broker = broker.keyset(subscribeKey) else { throw .invalidKey }
         return broker
+    }
+
+    /// Where a publish stands after validation.
+    public enum PublishStep: Sendable {
+        /// Accepted.
+        case done(PublishResult)
+        /// Validated; its before hooks must run (`complete(_:)`) before it is accepted.
+        case awaitingHooks(PendingPublish)
+    }
+
+    /// A validated publish waiting for its before hooks.
+    public struct PendingPublish: Sendable {
+        /// The request as validated.
+        public var request: PublishRequest
+        /// The hooks to run, in order.
+        public var hooks: [HookBinding]
     }
 
     /// The result of an accepted publish.
@@ -64,8 +81,9 @@ public final class PubNodeService: Sendable {
         public var commit: PendingCommit? = nil
     }
 
-    /// Validates and publishes a message or signal, or hands a fire to the hooks.
-    public func publish(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
+    /// Validates a publish, signal or fire and accepts it at once (`done`), or, when before hooks
+    /// are bound to its channel, returns it for `complete(_:)` to run them first.
+    public func begin(_ request: PublishRequest) throws(PubNodeError) -> PublishStep {
         guard publishKeys[request.subscribeKey]?.contains(request.publishKey) == true else { throw .invalidKey }
         let broker = try keyset(request.subscribeKey)
         let operation: AccessRequest.Operation = request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
@@ -73,6 +91,44 @@ public final class PubNodeService: Sendable {
                                                publishKey: request.publishKey, channels: [request.channel],
                                                uuid: request.uuid, authKey: request.authKey))
         try validate(request)
+        let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
+                                                             channel: request.channel)
+        guard before.isEmpty else { return .awaitingHooks(PendingPublish(request: request, hooks: before)) }
+        return .done(accept(request, broker: broker))
+    }
+
+    /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
+    /// refuses it with the status and text a hook gave.
+    public func complete(_ pending: PendingPublish) async throws(PubNodeError) -> PublishResult {
+        var request = pending.request
+        let event = HookEvent(trigger: .before(request.kind), action: Self.action(request),
+                              subscribeKey: request.subscribeKey, channel: request.channel, message: request.payload,
+                              meta: request.meta, uuid: request.uuid, customMessageType: request.customMessageType)
+        switch await hooks.runBefore(pending.hooks, event: event) {
+        case .abort(let status, let text):
+            throw .refusedByHook(status: status, text: text)
+        case .proceed(let message, let meta):
+            if message != request.payload || meta != request.meta {
+                request.payload = message
+                request.meta = meta
+                do { try validate(request) } catch {
+                    throw .refusedByHook(status: 500, text: "A hook's replacement message is invalid: \(error)")
+                }
+            }
+        }
+        return accept(request, broker: try keyset(request.subscribeKey))
+    }
+
+    /// Validates and accepts a publish, signal or fire, running any before hooks first.
+    public func publish(_ request: PublishRequest) async throws(PubNodeError) -> PublishResult {
+        switch try begin(request) {
+        case .done(let result): return result
+        case .awaitingHooks(let pending): return try await complete(pending)
+        }
+    }
+
+    /// Buffers (or, for a fire, only hands to the hooks) a validated request.
+    private func accept(_ request: PublishRequest, broker: any KeysetBroker) -> PublishResult {
         let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
                                  publisher: request.uuid, kind: request.kind,
                                  customMessageType: request.customMessageType,
@@ -80,13 +136,18 @@ public final class PubNodeService: Sendable {
         if request.isFire {
             let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
                                            region: region, publishedAtNanoseconds: clock.nowNanoseconds())
-            hooks.fired(message, subscribeKey: request.subscribeKey)
+            hooks.accepted(message, action: .fire, subscribeKey: request.subscribeKey)
             return PublishResult(timetoken: message.timetoken, waiters: [], message: message)
         }
         let outcome = broker.publish(draft)
         let commit = history?.record(outcome.message, subscribeKey: request.subscribeKey)
+        hooks.accepted(outcome.message, action: Self.action(request), subscribeKey: request.subscribeKey)
         return PublishResult(timetoken: outcome.message.timetoken, waiters: outcome.waiters, message: outcome.message,
                              commit: commit)
+    }
+
+    private static func action(_ request: PublishRequest) -> HookAction {
+        request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
     }
 
     private func validate(_ request: PublishRequest) throws(PubNodeError) {

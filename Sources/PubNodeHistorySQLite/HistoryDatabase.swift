@@ -86,6 +86,19 @@ public struct HistoryDatabase: Sendable {
                 CREATE TABLE node_state (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2: hook outbox") { db in
+            try db.execute(sql: """
+                CREATE TABLE hook_outbox (
+                    id INTEGER PRIMARY KEY,
+                    hook TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    last_error TEXT,
+                    dead INTEGER NOT NULL DEFAULT 0
+                );
+                """)
+        }
         return migrator
     }
 

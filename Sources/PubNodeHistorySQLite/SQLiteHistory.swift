@@ -9,8 +9,16 @@ public enum SQLiteHistory {
     public static func open(path: String, policies: [String: HistoryPolicy], clock: TimetokenClock,
                             flushMilliseconds: Int, strict: Bool,
                             onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void) throws(HistoryError) -> MessageHistory {
-        let database = try HistoryDatabase.file(path: path)
-        return MessageHistory(store: SQLiteHistoryStore(database: database), policies: policies, clock: clock,
+        try history(database: HistoryDatabase.file(path: path), policies: policies, clock: clock,
+                    flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure)
+    }
+
+    /// Builds the history of the keysets in `policies` on an open database (which the hook
+    /// outbox may share).
+    public static func history(database: HistoryDatabase, policies: [String: HistoryPolicy], clock: TimetokenClock,
+                               flushMilliseconds: Int, strict: Bool,
+                               onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void) -> MessageHistory {
+        MessageHistory(store: SQLiteHistoryStore(database: database), policies: policies, clock: clock,
                               flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure)
     }
 }

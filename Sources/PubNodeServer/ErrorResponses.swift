@@ -37,6 +37,7 @@ enum ErrorResponses {
         case .forbidden(let why): return (.forbidden, "Forbidden: \(why)")
         case .storageDisabled: return (.forbidden, "Storage is not enabled for this subscribe key")
         case .storageFailed(let why): return (.internalServerError, "Storage error: \(why)")
+        case .refusedByHook(let status, let text): return (HTTPResponseStatus(statusCode: status), text)
         }
     }
 

@@ -5,13 +5,16 @@ import NIOHTTP1
 public struct HTTPReply: Sendable {
     /// The HTTP status.
     public var status: HTTPResponseStatus
-    /// The body, JSON text.
+    /// The body, JSON text unless `contentType` says otherwise.
     public var body: ByteBuffer
+    /// The body's media type when it is not JSON (on-request hook answers).
+    public var contentType: String?
 
     /// Creates a reply.
-    public init(status: HTTPResponseStatus = .ok, body: ByteBuffer) {
+    public init(status: HTTPResponseStatus = .ok, body: ByteBuffer, contentType: String? = nil) {
         self.status = status
         self.body = body
+        self.contentType = contentType
     }
 
     /// A reply whose body is the given JSON text.

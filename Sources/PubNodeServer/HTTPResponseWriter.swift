@@ -6,13 +6,14 @@ import NIOHTTP1
 /// going through `HTTPHeaders` and NIO's response encoder on every response.
 enum HTTPResponseWriter {
     /// Headers every response carries: JSON type, no caching, CORS for browser SDKs.
-    static let standardHeaders: [UInt8] = Array((
-        "Content-Type: application/json; charset=UTF-8\r\n"
-            + "Cache-Control: no-cache\r\n"
+    static let standardHeaders: [UInt8] = Array(("Content-Type: application/json; charset=UTF-8\r\n" + commonHeaders).utf8)
+
+    /// Headers every response carries whatever its type.
+    private static let commonHeaders =
+        "Cache-Control: no-cache\r\n"
             + "Access-Control-Allow-Origin: *\r\n"
             + "Access-Control-Allow-Methods: GET, POST, DELETE, OPTIONS\r\n"
             + "Access-Control-Allow-Headers: Origin, X-Requested-With, Content-Type, Accept, Content-Encoding\r\n"
-    ).utf8)
 
     private static let okLine: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
 
@@ -30,7 +31,13 @@ enum HTTPResponseWriter {
         } else {
             buffer.writeString("HTTP/1.\(minorVersion == 0 ? 0 : 1) \(reply.status.code) \(reply.status.reasonPhrase)\r\n")
         }
-        buffer.writeBytes(standardHeaders)
+        if let type = reply.contentType {
+            // Only a plain token survives: a handler's answer cannot inject header lines.
+            let safe = type.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? type : "application/octet-stream"
+            buffer.writeString("Content-Type: \(safe)\r\n" + commonHeaders)
+        } else {
+            buffer.writeBytes(standardHeaders)
+        }
         buffer.writeString("Content-Length: ")
         buffer.writeString(String(body.readableBytes))
         if !keepAlive {

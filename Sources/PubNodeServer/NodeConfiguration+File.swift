@@ -27,6 +27,12 @@ extension NodeConfiguration {
                     throw ConfigurationError("keysets must be a non-empty array of {publishKey, subscribeKey}")
                 }
                 keysets = try items.map { item throws(ConfigurationError) in try Self.keyset(history.take(from: item)) }
+            case "hooks":
+                guard let items = value as? [[String: Any]] else { throw ConfigurationError("hooks must be an array of objects") }
+                hooks = try items.map { item throws(ConfigurationError) in try Self.hook(item) }
+            case "hookAllowList" where value is [Any]:
+                guard let hosts = value as? [String] else { throw ConfigurationError("hookAllowList must hold strings") }
+                hookAllowList = hosts
             case "limits":
                 guard let limits = value as? [String: Any] else { throw ConfigurationError("limits must be an object") }
                 for (name, limit) in limits.sorted(by: { $0.key < $1.key }) {

@@ -22,6 +22,12 @@ public struct NodeConfiguration: Sendable, Equatable {
     public var limits = Limits()
     /// Message history settings.
     public var history = HistoryConfiguration()
+    /// Webhooks (config file `hooks`).
+    public var hooks: [HookSpec] = []
+    /// Hosts webhooks may call; empty allows any (config `hookAllowList`, comma-separated in the environment).
+    public var hookAllowList: [String] = []
+    /// Bearer token of the `/v1/admin` endpoints; they are refused without one.
+    public var adminToken: String?
 
     /// The defaults.
     public init() {}
@@ -59,6 +65,13 @@ public struct NodeConfiguration: Sendable, Equatable {
             },
             Setting(key: "keysets", environment: "PUBNODE_KEYSETS") { config, value throws(ConfigurationError) in
                 config.keysets = try parseKeysets(value)
+            },
+            Setting(key: "hookAllowList", environment: "PUBNODE_HOOK_ALLOW_LIST") { config, value throws(ConfigurationError) in
+                config.hookAllowList = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            },
+            Setting(key: "adminToken", environment: "PUBNODE_ADMIN_TOKEN") { config, value throws(ConfigurationError) in
+                guard value.utf8.count >= 16 else { throw ConfigurationError("adminToken must be at least 16 characters") }
+                config.adminToken = value
             },
         ]
         let limits: [(String, WritableKeyPath<Limits, Int>)] = [
@@ -102,6 +115,10 @@ public struct NodeConfiguration: Sendable, Equatable {
     public func validate() throws(ConfigurationError) {
         try limits.validate()
         guard !keysets.isEmpty else { throw ConfigurationError("at least one keyset is required") }
+        let subscribeKeys = Set(keysets.map(\.subscribeKey))
+        for hook in hooks where !subscribeKeys.contains(hook.subscribeKey) {
+            throw ConfigurationError("hook \(hook.name): subscribeKey \(hook.subscribeKey) is not a configured keyset")
+        }
         for keyset in keysets {
             do { try keyset.presenceSettings(limits).validate() } catch {
                 throw ConfigurationError("keyset \(keyset.subscribeKey): \(error.description)")

@@ -138,9 +138,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                   context: context)
             return
         }
-        let request: PubNubRequest
+        var request: PubNubRequest
         do {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
+            if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") {
+                for (name, value) in head.headers { request.headers[name.lowercased()] = value }
+            }
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
             let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")

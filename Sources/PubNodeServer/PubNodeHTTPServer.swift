@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var region: Int = 1
     /// Seconds between sweeps that expire buffered messages and reclaim idle channels.
     public var sweepIntervalSeconds: Int = 10
+    /// Bearer token of the `/v1/admin` endpoints; they are refused while it is nil.
+    public var adminToken: String?
 
     /// The defaults: 127.0.0.1:8090.
     public init() {}
@@ -49,7 +51,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(service: service, region: configuration.region)
+        let router = Router(service: service, region: configuration.region, adminToken: configuration.adminToken)
         let maxBody = service.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)

@@ -12,6 +12,9 @@ public struct PubNubRequest: Sendable {
     public var query: [String: String]
     /// The request body, if any (already decompressed).
     public var body: ByteBuffer?
+    /// Headers kept for the endpoints that read them (on-request hooks, admin); empty elsewhere.
+    /// Names are lowercased.
+    public var headers: [String: String] = [:]
 
     /// Parses a request target (`/path?query`); throws for malformed percent-escapes.
     ///

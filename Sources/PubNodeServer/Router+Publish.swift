@@ -22,28 +22,54 @@ extension Router {
                 store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
                 ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
                 authKey: request.query["auth"])
-            let result = try service.publish(publishRequest)
-            var body = ByteBuffer()
-            body.reserveCapacity(32)
-            body.writeStaticString(#"[1,"Sent",""#)
-            body.writeString(result.timetoken.description)
-            body.writeStaticString(#""]"#)
-            let sent = HTTPReply(body: body)
-            guard let commit = result.commit else { return .published(sent, waiters: result.waiters) }
-            // Strict history mode: delivered live at once, acknowledged once durable (or refused if
-            // the commit failed: delivered, but not stored).
-            let timetoken = result.timetoken
-            return .deferred({ answer in
-                commit.whenDone { failure in
-                    answer(failure.map {
-                        ErrorResponses.reply(.storageFailed($0.description), shape: .publish, timetoken: timetoken)
-                    } ?? sent)
-                }
-            }, waiters: result.waiters)
+            switch try service.begin(publishRequest) {
+            case .done(let result):
+                return Router.answer(result)
+            case .awaitingHooks(let pending):
+                // Before hooks run off the event loop; the publisher waits, nothing else does.
+                let service = self.service
+                return .deferred({ reply in
+                    Task {
+                        do throws(PubNodeError) {
+                            let result = try await service.complete(pending)
+                            WakeBatcher.wake(result.waiters)
+                            switch Router.answer(result) {
+                            case .published(let sent, _): reply(sent)
+                            case .deferred(let start, _): start(reply)
+                            default: break
+                            }
+                        } catch {
+                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: service.clock.current()))
+                        }
+                    }
+                }, waiters: [])
+            }
         } catch let error as PubNodeError {
             return refuse(error, .publish)
         } catch {
             return refuse(.invalidParameter("\(error)"), .publish)
         }
+    }
+
+    /// The answer to an accepted publish: `[1,"Sent","<tt>"]` at once, or, in strict history
+    /// mode, once the history commit is done.
+    static func answer(_ result: PubNodeService.PublishResult) -> RouteAction {
+        var body = ByteBuffer()
+        body.reserveCapacity(32)
+        body.writeStaticString(#"[1,"Sent",""#)
+        body.writeString(result.timetoken.description)
+        body.writeStaticString(#""]"#)
+        let sent = HTTPReply(body: body)
+        guard let commit = result.commit else { return .published(sent, waiters: result.waiters) }
+        // Strict history mode: delivered live at once, acknowledged once durable (or refused if
+        // the commit failed: delivered, but not stored).
+        let timetoken = result.timetoken
+        return .deferred({ answer in
+            commit.whenDone { failure in
+                answer(failure.map {
+                    ErrorResponses.reply(.storageFailed($0.description), shape: .publish, timetoken: timetoken)
+                } ?? sent)
+            }
+        }, waiters: result.waiters)
     }
 }

@@ -36,11 +36,14 @@ public struct Router: Sendable {
     public let service: PubNodeService
     /// The region reported in timetoken objects.
     public let region: Int
+    /// Bearer token of the `/v1/admin` endpoints; nil refuses them.
+    public let adminToken: String?
 
     /// Creates a router.
-    public init(service: PubNodeService, region: Int = 1) {
+    public init(service: PubNodeService, region: Int = 1, adminToken: String? = nil) {
         self.service = service
         self.region = region
+        self.adminToken = adminToken
     }
 
     /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.
@@ -65,6 +68,10 @@ public struct Router: Sendable {
             return historyV2(request)
         case (_, "v3") where s.count == 6 && (s[1] == "history" || s[1] == "history-with-actions"):
             return historyV3(request)
+        case (_, "v1") where s.count >= 5 && s[1] == "blocks" && s[2] == "sub-key":
+            return blocks(request)
+        case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "hooks":
+            return hooksAdmin(request)
         default:
             return .reply(ErrorResponses.object(status: .notFound, message: "Not Found: no such endpoint"))
         }

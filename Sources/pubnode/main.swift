@@ -5,6 +5,7 @@ import Logging
 import PubNodeCore
 import PubNodeHistorySQLite
 import PubNodeServer
+import PubNodeWebhooks
 
 /// `pubnode`: serves PubNub's publish/subscribe protocol over HTTP long-poll.
 @main
@@ -95,38 +96,61 @@ struct PubNodeCommand: AsyncParsableCommand {
         let logger = Logger(label: "pubnode")
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let clock = TimetokenClock()
-        let history = try openHistory(configuration, clock: clock, logger: logger)
+        let database = try openDatabase(configuration, logger: logger)
+        let history = database.map { database in
+            SQLiteHistory.history(
+                database: database, policies: configuration.history.policies(for: configuration.keysets), clock: clock,
+                flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
+                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
+        }
+        let webhooks = WebhookClient(allowList: HostAllowList(configuration.hookAllowList))
+        let hooks: HookEngine
+        do {
+            hooks = try HookEngine(bindings: WebhookBindings.make(configuration.hooks, client: webhooks),
+                                   store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: clock,
+                                   logger: Logger(label: "pubnode.hooks"))
+        } catch {
+            throw ValidationError(error.description)
+        }
+        for binding in hooks.bindings {
+            logger.info("hook", metadata: ["name": "\(binding.name)", "event": "\(binding.trigger.rawValue)",
+                                           "subscribeKey": "\(binding.subscribeKey)", "channels": "\(binding.channels)",
+                                           "target": "\(binding.target)", "policy": "\(binding.policy.rawValue)",
+                                           "outbox": "\(database == nil ? "memory" : "sqlite")"])
+        }
         let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits, clock: clock,
-                                     region: configuration.region, history: history)
+                                     region: configuration.region, hooks: hooks, history: history)
         if let history {
             let restored = try history.restore(into: service)
             logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
             history.startSweeping(everySeconds: 60) { logger.error("history sweep failed", metadata: ["error": "\($0)"]) }
         }
+        try hooks.start()
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.host = configuration.host
         serverConfiguration.port = configuration.port
         serverConfiguration.region = configuration.region
         if configuration.eventLoopThreads > 0 { serverConfiguration.eventLoopThreads = configuration.eventLoopThreads }
+        serverConfiguration.adminToken = configuration.adminToken
         let server = PubNodeHTTPServer(configuration: serverConfiguration, service: service, logger: logger)
         try await server.start()
         logger.info("keysets", metadata: ["subscribeKeys": "\(configuration.keysets.map(\.subscribeKey))"])
         let signal = await TerminationSignal.wait()
         logger.info("draining", metadata: ["signal": "\(signal)"])
         try await server.shutdown()
+        await hooks.shutdown()
+        await webhooks.shutdown()
         history?.close()
     }
 }
 
-/// Opens the history database, or nil when no keyset keeps history; an unusable file stops the node.
-func openHistory(_ configuration: NodeConfiguration, clock: TimetokenClock, logger: Logger) throws -> MessageHistory? {
+/// Opens the history database (which also keeps the hook outbox), or nil when no keyset keeps
+/// history; an unusable file stops the node.
+func openDatabase(_ configuration: NodeConfiguration, logger: Logger) throws -> HistoryDatabase? {
     let policies = configuration.history.policies(for: configuration.keysets)
     guard policies.values.contains(where: \.enabled) else { return nil }
     do {
-        return try SQLiteHistory.open(
-            path: configuration.historyDatabasePath, policies: policies, clock: clock,
-            flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
-            onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
+        return try HistoryDatabase.file(path: configuration.historyDatabasePath)
     } catch {
         logger.critical("history database unusable; start with --history-enabled false to run without history",
                         metadata: ["path": "\(configuration.historyDatabasePath)", "error": "\(error)"])

@@ -109,3 +109,13 @@ extension Array where Element == Delivery {
     var channels: [String] { map(\.message.channel) }
     var payloads: [String] { map { String(decoding: $0.message.payload, as: UTF8.self) } }
 }
+
+extension PubNodeService {
+    /// Publishes a request that no before hook applies to, synchronously.
+    func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
+        switch try begin(request) {
+        case .done(let result): return result
+        case .awaitingHooks: preconditionFailure("publishNow is for channels without before hooks")
+        }
+    }
+}

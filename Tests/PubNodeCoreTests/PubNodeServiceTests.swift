@@ -2,15 +2,26 @@ import Synchronization
 import XCTest
 @testable import PubNodeCore
 
-/// Records fired messages.
-final class RecordingHooks: HookDispatcher {
-    private let log = Mutex<[(message: PublishedMessage, subscribeKey: String)]>([])
-
-    func fired(_ message: PublishedMessage, subscribeKey: String) {
-        log.withLock { $0.append((message, subscribeKey)) }
+/// An engine with one in-process after-publish hook on every channel of `demo`; its workers are
+/// not started, so tests read the events it queued.
+final class RecordingHooks: Sendable {
+    struct Ignore: AfterHookHandler {
+        func after(_ delivery: HookDelivery) async throws {}
     }
 
-    var received: [(message: PublishedMessage, subscribeKey: String)] { log.withLock { $0 } }
+    let engine: HookEngine
+
+    init() {
+        engine = try! HookEngine(bindings: [HookBinding(name: "record", trigger: .afterPublish, subscribeKey: "demo",
+                                                        channels: ["*"], handler: .after(Ignore()))])
+    }
+
+    /// The fires queued for the hook, oldest first.
+    var fired: [HookEvent] {
+        engine.outboxes.values.flatMap { outbox in outbox.state.withLock { Array($0.incoming) } }
+            .compactMap { HookEvent(body: $0.body) }
+            .filter { $0.action == .fire }
+    }
 }
 
 /// Records every access request and refuses the listed operations.
@@ -37,7 +48,7 @@ final class PubNodeServiceTests: XCTestCase {
     private func service(limits: Limits = Limits(), keysets: [Keyset] = [.demo], region: Int = 1,
                          authorizer: any Authorizer = OpenAuthorizer()) -> PubNodeService {
         PubNodeService(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), region: region,
-                       authorizer: authorizer, hooks: hooks)
+                       authorizer: authorizer, hooks: hooks.engine)
     }
 
     private func request(_ channel: String = "ch", _ payload: String = "1", meta: String? = nil, uuid: String? = nil,
@@ -63,7 +74,7 @@ final class PubNodeServiceTests: XCTestCase {
         let service = service()
         let waiter = TestWaiter()
         XCTAssertNil(try service.keyset("demo").park(waiter, on: Fixture.subscription(["ch"]), after: .zero))
-        let result = try service.publish(request("ch", "{\"hello\":\"world\"}"))
+        let result = try service.publishNow(request("ch", "{\"hello\":\"world\"}"))
         XCTAssertEqual(result.timetoken.rawValue, ManualClock.start / 100)
         XCTAssertEqual(result.message.timetoken, result.timetoken)
         XCTAssertTrue(result.waiters.includes(waiter))
@@ -80,28 +91,28 @@ final class PubNodeServiceTests: XCTestCase {
         let authorizer = RecordingAuthorizer()
         let service = service(keysets: [Keyset(publishKey: "p1", subscribeKey: "s1"), Keyset(publishKey: "p2", subscribeKey: "s2")],
                               authorizer: authorizer)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request(publishKey: "p1", subscribeKey: "nope")) }, .invalidKey)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request(publishKey: "wrong", subscribeKey: "s1")) }, .invalidKey)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request(publishKey: "p2", subscribeKey: "s1")) }, .invalidKey,
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request(publishKey: "p1", subscribeKey: "nope")) }, .invalidKey)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request(publishKey: "wrong", subscribeKey: "s1")) }, .invalidKey)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request(publishKey: "p2", subscribeKey: "s1")) }, .invalidKey,
                        "a publish key of another keyset")
         XCTAssertEqual(Fixture.pubNodeError { _ = try service.keyset("p1") }, .invalidKey)
         XCTAssertTrue(authorizer.requests.isEmpty, "refused keys never reach the authorizer")
-        XCTAssertNoThrow(try service.publish(request(publishKey: "p2", subscribeKey: "s2")))
+        XCTAssertNoThrow(try service.publishNow(request(publishKey: "p2", subscribeKey: "s2")))
     }
 
     func testSeveralPublishKeysMayShareASubscribeKey() throws {
         let service = service(keysets: [Keyset(publishKey: "p1", subscribeKey: "s"), Keyset(publishKey: "p2", subscribeKey: "s")])
-        _ = try service.publish(request("ch", "1", publishKey: "p1", subscribeKey: "s"))
-        _ = try service.publish(request("ch", "2", publishKey: "p2", subscribeKey: "s"))
+        _ = try service.publishNow(request("ch", "1", publishKey: "p1", subscribeKey: "s"))
+        _ = try service.publishNow(request("ch", "2", publishKey: "p2", subscribeKey: "s"))
         XCTAssertEqual(try buffered(service, key: "s").payloads, ["1", "2"])
     }
 
     func testTheAuthorizerSeesEachOperationAndCanRefuseIt() throws {
         let authorizer = RecordingAuthorizer(refusing: [.signal])
         let service = service(authorizer: authorizer)
-        _ = try service.publish(request("ch", uuid: "u1", authKey: "secret"))
-        _ = try service.publish(request("ch", store: false, noReplication: true))
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", kind: .signal)) }, .forbidden("refused signal"))
+        _ = try service.publishNow(request("ch", uuid: "u1", authKey: "secret"))
+        _ = try service.publishNow(request("ch", store: false, noReplication: true))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", kind: .signal)) }, .forbidden("refused signal"))
 
         let requests = authorizer.requests
         XCTAssertEqual(requests.map(\.operation), [.publish, .fire, .signal])
@@ -118,23 +129,23 @@ final class PubNodeServiceTests: XCTestCase {
 
     func testWildcardChannelIsRefused() throws {
         let service = service()
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("a.*")) }, .publishToWildcard("a.*"))
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("*")) }, .publishToWildcard("*"))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("a.*")) }, .publishToWildcard("a.*"))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("*")) }, .publishToWildcard("*"))
         XCTAssertTrue(try buffered(service, "a.b").isEmpty)
     }
 
     func testInvalidChannelIsRefused() {
         let service = service()
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("")) }, .invalidChannel("", .empty))
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("a:b")) }, .invalidChannel("a:b", .forbiddenCharacter))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("")) }, .invalidChannel("", .empty))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("a:b")) }, .invalidChannel("a:b", .forbiddenCharacter))
         let long = String(repeating: "c", count: 2049)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request(long)) }, .invalidChannel(long, .tooLong))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request(long)) }, .invalidChannel(long, .tooLong))
     }
 
     func testInvalidJSONIsRefused() throws {
         let service = service()
         for payload in ["", "{", "[1,]", "'x'", "01", "1 2", "{\"a\":1,}", "\"unterminated"] {
-            XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", payload)) }, .invalidJSON,
+            XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", payload)) }, .invalidJSON,
                            payload.debugDescription)
         }
         XCTAssertTrue(try buffered(service).isEmpty)
@@ -152,22 +163,22 @@ final class PubNodeServiceTests: XCTestCase {
             XCTAssertTrue(JSONValidator().isValid(payload), "the JSON grammar alone accepts \(payload)")
             var request = request("ch")
             request.payload = payload
-            XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(request) }, .invalidJSON, "\(payload)")
+            XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(request) }, .invalidJSON, "\(payload)")
         }
     }
 
     func testInvalidMetaIsRefused() throws {
         let service = service()
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", meta: "{")) }, .invalidMeta)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", meta: "{'a':1}")) }, .invalidMeta)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", meta: "")) }, .invalidMeta)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", meta: "{")) }, .invalidMeta)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", meta: "{'a':1}")) }, .invalidMeta)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", meta: "")) }, .invalidMeta)
         var request = request("ch", meta: "{}")
         request.meta = [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]  // {"a":"\xFF"}
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(request) }, .invalidMeta)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", "{", meta: "{")) }, .invalidJSON,
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(request) }, .invalidMeta)
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", "{", meta: "{")) }, .invalidJSON,
                        "the payload is checked first")
         XCTAssertTrue(try buffered(service).isEmpty)
-        let accepted = try service.publish(self.request("ch", meta: " {\"k\": [1, 2]} "))
+        let accepted = try service.publishNow(self.request("ch", meta: " {\"k\": [1, 2]} "))
         XCTAssertEqual(accepted.message.meta.map(Array.init), Array(" {\"k\": [1, 2]} ".utf8))
     }
 
@@ -183,12 +194,12 @@ final class PubNodeServiceTests: XCTestCase {
         let overLimit = "\"" + String(repeating: "a", count: 76) + "\""
 
         XCTAssertEqual(request("ch", atLimit).countedSize, 83)
-        XCTAssertNoThrow(try service.publish(request("ch", atLimit, meta: meta)), "2 + 81 + 17 = 100 is at the limit")
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", overLimit, meta: meta)) },
+        XCTAssertNoThrow(try service.publishNow(request("ch", atLimit, meta: meta)), "2 + 81 + 17 = 100 is at the limit")
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", overLimit, meta: meta)) },
                        .messageTooLarge(limit: 100))
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("chx", atLimit, meta: meta)) },
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("chx", atLimit, meta: meta)) },
                        .messageTooLarge(limit: 100), "the channel name counts")
-        XCTAssertNoThrow(try service.publish(request("ch", overLimit)), "without meta it fits")
+        XCTAssertNoThrow(try service.publishNow(request("ch", overLimit)), "without meta it fits")
         XCTAssertEqual(try buffered(service).count, 2)
     }
 
@@ -198,9 +209,9 @@ final class PubNodeServiceTests: XCTestCase {
         let service = service(limits: limits)
         // "é" is two UTF-8 bytes, six characters once percent-encoded: 3 + 4 * 6 + 3 + 2 = 32.
         XCTAssertEqual(request("ch", "\"éééé\"").countedSize, 32)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", "\"éééé\"")) }, .messageTooLarge(limit: 30))
-        XCTAssertNoThrow(try service.publish(request("ch", "\"ééé\"")))
-        XCTAssertNoThrow(try service.publish(request("ch", "\"" + String(repeating: "a", count: 22) + "\"")))
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", "\"éééé\"")) }, .messageTooLarge(limit: 30))
+        XCTAssertNoThrow(try service.publishNow(request("ch", "\"ééé\"")))
+        XCTAssertNoThrow(try service.publishNow(request("ch", "\"" + String(repeating: "a", count: 22) + "\"")))
     }
 
     func testURLEncodedLengthLeavesOnlyUnreservedCharactersBare() {
@@ -216,22 +227,22 @@ final class PubNodeServiceTests: XCTestCase {
         let service = service()  // maxSignalBytes = 30
         let atLimit = "\"" + String(repeating: "s", count: 28) + "\""
         XCTAssertEqual(atLimit.utf8.count, 30)
-        XCTAssertNoThrow(try service.publish(request("ch", atLimit, kind: .signal)))
+        XCTAssertNoThrow(try service.publishNow(request("ch", atLimit, kind: .signal)))
         let over = "\"" + String(repeating: "s", count: 29) + "\""
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", over, kind: .signal)) },
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", over, kind: .signal)) },
                        .signalTooLarge(limit: 30))
         // Raw bytes count, not their URL encoding: 14 two-byte characters plus quotes are 30 bytes.
-        XCTAssertNoThrow(try service.publish(request("ch", "\"" + String(repeating: "é", count: 14) + "\"", kind: .signal)))
+        XCTAssertNoThrow(try service.publishNow(request("ch", "\"" + String(repeating: "é", count: 14) + "\"", kind: .signal)))
         XCTAssertEqual(Fixture.pubNodeError {
-            _ = try service.publish(self.request("ch", "\"" + String(repeating: "é", count: 15) + "\"", kind: .signal))
+            _ = try service.publishNow(self.request("ch", "\"" + String(repeating: "é", count: 15) + "\"", kind: .signal))
         }, .signalTooLarge(limit: 30))
         // The same text is a fine ordinary message.
-        XCTAssertNoThrow(try service.publish(request("ch", over)))
+        XCTAssertNoThrow(try service.publishNow(request("ch", over)))
     }
 
     func testSignalIsBufferedAsASignal() throws {
         let service = service()
-        let result = try service.publish(request("ch", "\"sig\"", kind: .signal, store: true))
+        let result = try service.publishNow(request("ch", "\"sig\"", kind: .signal, store: true))
         XCTAssertEqual(result.message.kind, .signal)
         XCTAssertFalse(result.message.store, "signals are never stored")
         XCTAssertEqual(try buffered(service).payloads, ["\"sig\""])
@@ -247,28 +258,28 @@ final class PubNodeServiceTests: XCTestCase {
         let subscription = Fixture.subscription(["ch"])
         XCTAssertNil(hub.park(waiter, on: subscription, after: .zero))
 
-        let result = try service.publish(request("ch", "{\"fire\":true}", store: false, noReplication: true))
+        let result = try service.publishNow(request("ch", "{\"fire\":true}", store: false, noReplication: true))
         XCTAssertEqual(result.timetoken.rawValue, ManualClock.start / 100)
         XCTAssertTrue(result.waiters.isEmpty)
         XCTAssertFalse(result.message.store)
-        let received = hooks.received
+        let received = hooks.fired
         XCTAssertEqual(received.count, 1)
-        XCTAssertTrue(received.first?.message === result.message)
+        XCTAssertEqual(received.first?.timetoken, result.timetoken)
         XCTAssertEqual(received.first?.subscribeKey, "demo")
-        XCTAssertEqual(received.first.map { Array($0.message.payload) }, Array("{\"fire\":true}".utf8))
+        XCTAssertEqual(received.first?.message, Array("{\"fire\":true}".utf8))
         XCTAssertTrue(hub.collect(subscription, after: .zero).deliveries.isEmpty, "a fire is not buffered")
 
-        let later = try service.publish(request("ch"))
+        let later = try service.publishNow(request("ch"))
         XCTAssertGreaterThan(later.timetoken, result.timetoken, "fire timetokens come from the node clock")
         XCTAssertTrue(later.waiters.includes(waiter), "the fire did not consume the parked waiter")
     }
 
     func testOnlyStoreFalseWithNoReplicationIsAFire() throws {
         let service = service()
-        let storeOff = try service.publish(request("ch", "1", store: false))
-        let noRep = try service.publish(request("ch", "2", noReplication: true))
-        let signal = try service.publish(request("ch", "3", kind: .signal, store: false, noReplication: true))
-        XCTAssertTrue(hooks.received.isEmpty)
+        let storeOff = try service.publishNow(request("ch", "1", store: false))
+        let noRep = try service.publishNow(request("ch", "2", noReplication: true))
+        let signal = try service.publishNow(request("ch", "3", kind: .signal, store: false, noReplication: true))
+        XCTAssertTrue(hooks.fired.isEmpty)
         XCTAssertEqual(try buffered(service).payloads, ["1", "2", "3"])
         XCTAssertFalse(storeOff.message.store)
         XCTAssertTrue(noRep.message.store)
@@ -277,18 +288,18 @@ final class PubNodeServiceTests: XCTestCase {
 
     func testFireIsValidatedLikeAPublish() throws {
         let service = service()
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("ch", "{", store: false, noReplication: true)) },
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", "{", store: false, noReplication: true)) },
                        .invalidJSON)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publish(self.request("a.*", store: false, noReplication: true)) },
+        XCTAssertEqual(Fixture.pubNodeError { _ = try service.publishNow(self.request("a.*", store: false, noReplication: true)) },
                        .publishToWildcard("a.*"))
-        XCTAssertTrue(hooks.received.isEmpty)
+        XCTAssertTrue(hooks.fired.isEmpty)
     }
 
     func testFireEnvelopeCarriesTheConfiguredRegion() throws {
         let service = service(region: 7)
-        let published = try service.publish(request("ch"))
+        let published = try service.publishNow(request("ch"))
         XCTAssertTrue(envelope(published.message).contains("\"r\":7}"), envelope(published.message))
-        let fired = try service.publish(request("ch", store: false, noReplication: true))
+        let fired = try service.publishNow(request("ch", store: false, noReplication: true))
         XCTAssertTrue(envelope(fired.message).contains("\"r\":7}"), "fire rendered \(envelope(fired.message))")
     }
 
@@ -297,11 +308,11 @@ final class PubNodeServiceTests: XCTestCase {
     func testCustomMessageTypeRules() throws {
         let service = service()
         for type in ["abc", "ABC", "a-b", "a_b", "Z9-_", "1ab", String(repeating: "x", count: 50)] {
-            let result = try service.publish(request("ch", customMessageType: type))
+            let result = try service.publishNow(request("ch", customMessageType: type))
             XCTAssertEqual(result.message.customMessageType, type)
         }
         for type in ["", "ab", String(repeating: "x", count: 51), "-abc", "_abc", "a b", "abc!", "ébc", "abc.", "ab\n"] {
-            let error = Fixture.pubNodeError { _ = try service.publish(self.request("ch", customMessageType: type)) }
+            let error = Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", customMessageType: type)) }
             guard case .invalidParameter = error else {
                 XCTFail("custom_message_type \(type.debugDescription) gave \(String(describing: error))")
                 continue
@@ -311,11 +322,11 @@ final class PubNodeServiceTests: XCTestCase {
 
     func testTTLMustNotBeNegative() throws {
         let service = service()
-        let error = Fixture.pubNodeError { _ = try service.publish(self.request("ch", ttlHours: -1)) }
+        let error = Fixture.pubNodeError { _ = try service.publishNow(self.request("ch", ttlHours: -1)) }
         guard case .invalidParameter = error else { return XCTFail("ttl -1 gave \(String(describing: error))") }
-        XCTAssertEqual(try service.publish(request("ch", ttlHours: 0)).message.ttlHours, 0)
-        XCTAssertEqual(try service.publish(request("ch", ttlHours: 24)).message.ttlHours, 24)
-        XCTAssertNil(try service.publish(request("ch")).message.ttlHours)
+        XCTAssertEqual(try service.publishNow(request("ch", ttlHours: 0)).message.ttlHours, 0)
+        XCTAssertEqual(try service.publishNow(request("ch", ttlHours: 24)).message.ttlHours, 24)
+        XCTAssertNil(try service.publishNow(request("ch")).message.ttlHours)
     }
 
     // MARK: Envelope
@@ -323,7 +334,7 @@ final class PubNodeServiceTests: XCTestCase {
     func testEnvelopeHoldsThePayloadByteExactAndTheOptionalFields() throws {
         let service = service()
         let payload = "{\"big\":123456789012345678901234567890,\"f\":1.50E+3,\"s\":\"\\u00e9\",  \"z\":[ ]}"
-        let result = try service.publish(request("ch", payload, meta: "{\"m\":1}", uuid: "user-1", customMessageType: "chat_msg"))
+        let result = try service.publishNow(request("ch", payload, meta: "{\"m\":1}", uuid: "user-1", customMessageType: "chat_msg"))
         let tt = result.timetoken.description
         XCTAssertEqual(envelope(result.message),
                        "{\"a\":\"0\",\"f\":0,\"i\":\"user-1\",\"p\":{\"t\":\"\(tt)\",\"r\":1},\"k\":\"demo\",\"c\":\"ch\","
@@ -334,7 +345,7 @@ final class PubNodeServiceTests: XCTestCase {
 
     func testSignalEnvelopeHasE1AndMinimalFieldsWhenOmitted() throws {
         let service = service()
-        let result = try service.publish(request("ch", "7", kind: .signal))
+        let result = try service.publishNow(request("ch", "7", kind: .signal))
         let tt = result.timetoken.description
         XCTAssertEqual(envelope(result.message),
                        "{\"a\":\"0\",\"f\":0,\"p\":{\"t\":\"\(tt)\",\"r\":1},\"k\":\"demo\",\"c\":\"ch\",\"d\":7,\"e\":1")

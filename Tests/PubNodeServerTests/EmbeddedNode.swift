@@ -88,3 +88,13 @@ final class Connection {
 
     var isOpen: Bool { channel.isActive }
 }
+
+extension PubNodeService {
+    /// Publishes a request that no before hook applies to, synchronously.
+    func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
+        switch try begin(request) {
+        case .done(let result): return result
+        case .awaitingHooks: preconditionFailure("publishNow is for channels without before hooks")
+        }
+    }
+}

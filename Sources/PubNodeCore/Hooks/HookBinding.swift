@@ -1,0 +1,107 @@
+/// One configured hook: what it listens to, who handles it and how failures are treated.
+public struct HookBinding: Sendable {
+    /// The handler behind a binding; its kind must match the trigger.
+    public enum Handler: Sendable {
+        /// For `before-publish` and `before-signal`.
+        case before(any BeforeHookHandler)
+        /// For `after-publish`, `after-signal` and `after-presence`.
+        case after(any AfterHookHandler)
+        /// For `on-request`.
+        case request(any RequestHookHandler)
+    }
+
+    /// What a before hook's failure (error, timeout, malformed reply) does to the message.
+    public enum FailurePolicy: String, Sendable {
+        /// Accept the message unchanged, and log it.
+        case failOpen = "fail-open"
+        /// Refuse the message with 503, and log it.
+        case failClosed = "fail-closed"
+    }
+
+    /// Unique name, used in logs, delivery headers, the outbox and the admin endpoints.
+    public var name: String
+    /// When it runs.
+    public var trigger: HookTrigger
+    /// The keyset it is bound in.
+    public var subscribeKey: String
+    /// Channels: exact names, wildcards (`a.*`, `a.b.*`) or `*` for every channel of the keyset.
+    /// For `on-request` hooks: the paths served (exact, or `*`).
+    public var channels: [String]
+    /// The handler.
+    public var handler: Handler
+    /// Where the handler lives, for the start-up log (a URL, or "in-process").
+    public var target: String
+    /// Longest wait for one call.
+    public var timeout: Duration = .seconds(1)
+    /// Before hooks: what a failure does.
+    public var policy: FailurePolicy = .failClosed
+    /// After hooks: retries and outbox bounds.
+    public var delivery = DeliverySettings()
+
+    /// Creates a binding.
+    public init(name: String, trigger: HookTrigger, subscribeKey: String, channels: [String], handler: Handler,
+                target: String = "in-process") {
+        self.name = name
+        self.trigger = trigger
+        self.subscribeKey = subscribeKey
+        self.channels = channels
+        self.handler = handler
+        self.target = target
+    }
+
+    /// How an after hook's events are retried and bounded.
+    public struct DeliverySettings: Sendable, Equatable {
+        /// Attempts before an event is dead-lettered (the first one included).
+        public var maxAttempts = 8
+        /// First retry delay; doubled each attempt, with full jitter.
+        public var baseDelay: Duration = .milliseconds(500)
+        /// Longest retry delay.
+        public var maxDelay: Duration = .seconds(300)
+        /// Events waiting at most; newer events are dropped (and counted) beyond it.
+        public var capacity = 10_000
+        /// Dead letters kept at most; the oldest are discarded (and counted) beyond it.
+        public var deadLetterCapacity = 10_000
+        /// Deliveries in flight at once.
+        public var concurrency = 4
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Checks the binding's names and that its handler fits its trigger.
+    public func validate() throws(HookConfigurationError) {
+        guard !name.isEmpty, name.utf8.count <= 64 else { throw HookConfigurationError("hook names must be 1 to 64 characters") }
+        guard !channels.isEmpty else { throw HookConfigurationError("hook \(name): channels must not be empty") }
+        switch (handler, trigger) {
+        case (.before, .beforePublish), (.before, .beforeSignal), (.request, .onRequest): break
+        case (.after, let trigger) where trigger.isAfter: break
+        default: throw HookConfigurationError("hook \(name): its handler does not fit trigger \(trigger.rawValue)")
+        }
+        guard timeout > .zero else { throw HookConfigurationError("hook \(name): timeout must be positive") }
+        guard delivery.maxAttempts >= 1, delivery.capacity >= 1, delivery.concurrency >= 1,
+              delivery.deadLetterCapacity >= 1 else {
+            throw HookConfigurationError("hook \(name): maxAttempts, capacity and concurrency must be at least 1")
+        }
+        if trigger == .onRequest { return }
+        for channel in channels where channel != "*" {
+            if NameRules.isWildcard(channel) {
+                do { _ = try NameRules.wildcardPrefix(channel) } catch {
+                    throw HookConfigurationError("hook \(name): '\(channel)' is not a valid wildcard (a.* or a.b.*)")
+                }
+            } else {
+                do { try NameRules.validateWritable(channel) } catch {
+                    throw HookConfigurationError("hook \(name): '\(channel)' is not a valid channel name")
+                }
+            }
+        }
+    }
+}
+
+/// A hook configuration that cannot be used.
+public struct HookConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+
+    /// Creates the error.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,154 @@
+import Logging
+import Synchronization
+
+/// Runs the configured hooks: before hooks in line with a publish, after hooks through their
+/// outboxes, on-request hooks for `/v1/blocks`. With no bindings every entry point is a
+/// dictionary miss.
+public final class HookEngine: Sendable {
+    /// The bindings, in configuration order.
+    public let bindings: [HookBinding]
+    let index: HookIndex
+    let outboxes: [Int: HookOutbox]
+    let store: (any HookOutboxStore)?
+    let logger: Logger
+    let clock: TimetokenClock
+    let random: @Sendable () -> Double
+    private let workers = Mutex<[Task<Void, Never>]>([])
+
+    /// Checks and indexes `bindings`. After events are kept in `store` when given (else in memory
+    /// only); ids come from `clock`, so they keep increasing across restarts.
+    public init(bindings: [HookBinding], store: (any HookOutboxStore)? = nil, clock: TimetokenClock = TimetokenClock(),
+                logger: Logger = Logger(label: "pubnode.hooks"),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(HookConfigurationError) {
+        var names = Set<String>()
+        for binding in bindings {
+            try binding.validate()
+            guard names.insert(binding.name).inserted else { throw HookConfigurationError("hook name '\(binding.name)' is used twice") }
+        }
+        self.bindings = bindings
+        self.index = HookIndex(bindings)
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.random = random
+        var outboxes: [Int: HookOutbox] = [:]
+        for (ordinal, binding) in bindings.enumerated() {
+            if case .after(let handler) = binding.handler {
+                outboxes[ordinal] = HookOutbox(binding: binding, handler: handler, store: store)
+            }
+        }
+        self.outboxes = outboxes
+    }
+
+    /// An engine with no hooks.
+    public static func none() -> HookEngine {
+        // An empty list always validates.
+        try! HookEngine(bindings: [])
+    }
+
+    /// True when no hook is configured.
+    public var isEmpty: Bool { bindings.isEmpty }
+
+    /// The before hooks that apply to a message of `kind` on `channel`, in order.
+    public func beforeHooks(for kind: MessageKind, subscribeKey: String, channel: String) -> [HookBinding] {
+        index.matches(.before(kind), subscribeKey: subscribeKey, channel: channel).map { bindings[$0] }
+    }
+
+    /// Queues the after event of an accepted message, fire or signal for every hook bound to it.
+    public func accepted(_ message: PublishedMessage, action: HookAction, subscribeKey: String) {
+        let trigger = HookTrigger.after(message.kind)
+        guard index.has(trigger, in: subscribeKey) else { return }
+        let matches = index.matches(trigger, subscribeKey: subscribeKey, channel: message.channel)
+        guard !matches.isEmpty else { return }
+        enqueue(HookEvent(after: message, action: action, subscribeKey: subscribeKey).body(), to: matches)
+    }
+
+    /// The observer to give a keyset's presence tracker, or nil when no presence hook is bound there.
+    public func presenceObserver(subscribeKey: String) -> (@Sendable (PresenceEvent) -> Void)? {
+        guard index.has(.afterPresence, in: subscribeKey) else { return nil }
+        return { [self] event in
+            let matches = index.matches(.afterPresence, subscribeKey: subscribeKey, channel: event.channel)
+            guard !matches.isEmpty, let hookEvent = HookEvent(presence: event, subscribeKey: subscribeKey) else { return }
+            enqueue(hookEvent.body(), to: matches)
+        }
+    }
+
+    private func enqueue(_ body: [UInt8], to matches: [Int]) {
+        let now = Int64(clock.nowNanoseconds() / 1_000_000)
+        for ordinal in matches {
+            guard let outbox = outboxes[ordinal] else { continue }
+            let record = OutboxRecord(id: clock.next().rawValue, hook: outbox.binding.name, body: body,
+                                      createdAtMilliseconds: now)
+            if !outbox.enqueue(record) {
+                logger.warning("hook outbox full; event dropped", metadata: [
+                    "hook": "\(outbox.binding.name)", "capacity": "\(outbox.binding.delivery.capacity)"])
+            }
+        }
+    }
+
+    /// The on-request hook serving `path` in `subscribeKey`, if any.
+    public func requestHook(subscribeKey: String, path: String) -> HookBinding? {
+        index.matches(.onRequest, subscribeKey: subscribeKey, channel: path).first.map { bindings[$0] }
+    }
+
+    /// Loads what the store kept from a previous run and starts the delivery workers.
+    public func start() throws {
+        if let store {
+            let records = try store.load()
+            let byName = Dictionary(uniqueKeysWithValues: outboxes.values.map { ($0.binding.name, $0) })
+            var orphans = 0
+            for (name, group) in Dictionary(grouping: records, by: \.hook) {
+                guard let outbox = byName[name] else { orphans += group.count; continue }
+                outbox.restore(group.sorted { $0.id < $1.id })
+            }
+            if !records.isEmpty {
+                logger.info("hook outbox restored", metadata: ["events": "\(records.count - orphans)",
+                                                               "unboundHookEvents": "\(orphans)"])
+            }
+        }
+        let logger = self.logger
+        let random = self.random
+        let tasks = outboxes.values.flatMap { outbox in
+            (0..<outbox.binding.delivery.concurrency).map { _ in
+                Task { await outbox.work(logger: logger, random: random) }
+            }
+        }
+        workers.withLock { $0.append(contentsOf: tasks) }
+    }
+
+    /// Stops the delivery workers after their current attempts; queued events stay in the store.
+    public func shutdown() async {
+        for outbox in outboxes.values { outbox.close() }
+        let tasks = workers.withLock { workers in
+            defer { workers = [] }
+            return workers
+        }
+        for task in tasks { await task.value }
+    }
+
+    /// Each after hook's queue and counters, in configuration order.
+    public func stats() -> [HookStats] {
+        outboxes.sorted { $0.key < $1.key }.map { $0.value.stats() }
+    }
+
+    /// The dead letters of `hook` (or of every hook), oldest first.
+    public func deadLetters(hook: String? = nil) -> [OutboxRecord] {
+        outboxes.sorted { $0.key < $1.key }.map(\.value)
+            .filter { hook == nil || $0.binding.name == hook }
+            .flatMap { $0.deadLetters() }
+    }
+
+    /// Queues dead letters again (of `hook`, or of every hook; only `ids` when given); returns how many.
+    public func replay(hook: String? = nil, ids: Set<UInt64>? = nil) async -> Int {
+        var total = 0
+        for outbox in outboxes.values where hook == nil || outbox.binding.name == hook {
+            total += await outbox.replay(ids: ids)
+        }
+        return total
+    }
+
+    /// True when `name` is an after hook (the admin endpoints' check).
+    public func hasAfterHook(named name: String) -> Bool {
+        outboxes.values.contains { $0.binding.name == name }
+    }
+}
