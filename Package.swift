@@ -92,6 +92,7 @@ let package = Package(
                 "PubNodeServer",
                 "PubNodeCore",
                 "PubNodeHistorySQLite",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

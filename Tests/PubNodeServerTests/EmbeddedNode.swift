@@ -11,9 +11,10 @@ final class EmbeddedNode {
     let service: PubNodeService
     let router: Router
 
-    init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock()) {
-        service = PubNodeService(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall))
-        router = Router(service: service)
+    init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
+         hooks: HookEngine = .none(), adminToken: String? = nil) {
+        service = PubNodeService(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), hooks: hooks)
+        router = Router(service: service, adminToken: adminToken)
     }
 
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
