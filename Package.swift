@@ -74,6 +74,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "pubnode-hooks-example",
+            dependencies: ["PubNodeServer", "PubNodeCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
             name: "pubnode-load",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,8 +6,11 @@ The node's address comes from PUBNODE_ORIGIN (host:port), set by run.sh.
 
 import os
 import queue
+import socket
+import subprocess
 import threading
 import time
+import urllib.request
 import uuid
 
 import pytest
@@ -168,18 +171,51 @@ class Listener(SubscribeCallback):
             "unexpected extra message on %s: %r" % (extra.channel, extra.message))
 
 
-class Node:
-    """Creates SDK clients pointed at the node under test and cleans them up."""
+def pubnode_binary():
+    """The pubnode binary under test, for tests that start a node of their own."""
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    path = os.environ.get("PUBNODE_BIN") or os.path.join(repo, ".build", "debug", "pubnode")
+    if not os.access(path, os.X_OK):
+        pytest.skip("pubnode binary not found at %s (set PUBNODE_BIN)" % path)
+    return path
 
-    def __init__(self):
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_node(data_dir, port, *extra):
+    """Starts a node of the test's own on `port` and waits until it answers."""
+    process = subprocess.Popen([pubnode_binary(), "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
+                                *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError("pubnode exited with %s" % process.returncode)
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/time/0" % port, timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError("pubnode did not start")
+
+
+class Node:
+    """Creates SDK clients pointed at the node under test (or at `address`) and cleans them up."""
+
+    def __init__(self, address=None):
         self._clients = []
+        self.address = address
 
     def client(self, name="client", publish_key="demo", subscribe_key="demo"):
         config = PNConfiguration()
         config.publish_key = publish_key
         config.subscribe_key = subscribe_key
         config.ssl = False
-        config.origin = origin()
+        config.origin = self.address or origin()
         config.user_id = "%s-%s" % (name, uuid.uuid4().hex[:12])
         # Worker threads must not keep the interpreter alive: a long-poll that is
         # still parked on the server would otherwise block exit for 280 s.

@@ -1,19 +1,15 @@
 """Message history: v3 fetch, v2 history, message counts, delete, store=0, and durability."""
 
-import os
 import signal
-import socket
-import subprocess
 import tempfile
 import time
-import urllib.request
 
 import pytest
 
 from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub import PubNub
 
-from conftest import WAIT, expect_http_error, uniq
+from conftest import WAIT, expect_http_error, free_port, start_node, uniq
 
 
 def publish_all(pn, channel, messages, **options):
@@ -117,36 +113,6 @@ def test_bad_history_input_is_refused(node):
 
 # --- durability: a node of our own, killed with SIGKILL ---------------------------------------
 
-def _binary():
-    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    path = os.environ.get("PUBNODE_BIN") or os.path.join(repo, ".build", "debug", "pubnode")
-    if not os.access(path, os.X_OK):
-        pytest.skip("pubnode binary not found at %s (set PUBNODE_BIN)" % path)
-    return path
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(data_dir, port, *extra):
-    process = subprocess.Popen([_binary(), "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir, *extra],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError("pubnode exited with %s" % process.returncode)
-        try:
-            with urllib.request.urlopen("http://127.0.0.1:%d/time/0" % port, timeout=1):
-                return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError("pubnode did not start")
-
-
 def _client(port):
     config = PNConfiguration()
     config.publish_key = config.subscribe_key = "demo"
@@ -176,9 +142,9 @@ def test_acknowledged_publishes_survive_sigkill(strict):
     """Default mode: acknowledged more than the flush interval (10 ms) ago survives kill -9.
     Strict mode: acknowledged at all survives kill -9."""
     with tempfile.TemporaryDirectory() as data_dir:
-        port = _free_port()
+        port = free_port()
         extra = ["--history-strict", "true"] if strict else []
-        process = _start(data_dir, port, *extra)
+        process = start_node(data_dir, port, *extra)
         try:
             pn = _client(port)
             channel = uniq("crash")
@@ -188,7 +154,7 @@ def test_acknowledged_publishes_survive_sigkill(strict):
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=10)
-        process = _start(data_dir, port)
+        process = start_node(data_dir, port)
         try:
             pn = _client(port)
             assert _fetch_all(pn, channel) == tts
