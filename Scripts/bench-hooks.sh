@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Hook benchmarks (results go to Docs/performance.md, "Hooks"):
 #   webhook   closed-loop publish throughput with no hook, and with one after-publish webhook
-#             bound to every channel (outbox in memory, then in SQLite), POSTing to an nginx
-#             that answers 204; the node's own counters give what was delivered and dropped
+#             bound to every channel (outbox in memory, then in SQLite; one event per POST, then
+#             up to 100), POSTing to an nginx that answers 204; the node's own counters give
+#             what was delivered and dropped
 #   in-process  publish latency (1 connection) and throughput (CONNECTIONS) of the embedding
 #             example with no hook and with one in-process before-publish handler
 #
@@ -72,6 +73,7 @@ cat >"$WORK/hook.json" <<JSON
  "hooks": [{"name": "sink", "event": "after-publish", "subscribeKey": "demo", "channels": "*",
             "url": "http://127.0.0.1:$SINK_PORT/hook", "secret": "bench-secret"}]}
 JSON
+sed 's/"secret": "bench-secret"}/"secret": "bench-secret", "maxBatch": 100}/' "$WORK/hook.json" >"$WORK/hook-batch.json"
 
 # load PORT CONNECTIONS: one publish run; prints its JSON summary line.
 load() {
@@ -107,8 +109,10 @@ echo "| after-publish webhook | publishes/s | p50 ms | p99 ms | errors | deliver
 echo "|---|---|---|---|---|---|---|---|"
 webhook_run "none" --history-enabled false
 webhook_run "webhook, memory outbox" --history-enabled false --config "$WORK/hook.json"
-webhook_run "none, history on" 
+webhook_run "webhook (maxBatch 100), memory outbox" --history-enabled false --config "$WORK/hook-batch.json"
+webhook_run "none, history on"
 webhook_run "webhook, SQLite outbox" --config "$WORK/hook.json"
+webhook_run "webhook (maxBatch 100), SQLite outbox" --config "$WORK/hook-batch.json"
 
 # example_run NAME CONNECTIONS ARGS...: the embedding example; one table row.
 example_run() {

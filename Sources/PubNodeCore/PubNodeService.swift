@@ -99,12 +99,13 @@ public final class PubNodeService: Sendable {
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
     /// refuses it with the status and text a hook gave.
-    public func complete(_ pending: PendingPublish) async throws(PubNodeError) -> PublishResult {
+    /// `executor` is where the hooks run (see `HookEngine.runBefore`).
+    public func complete(_ pending: PendingPublish, executor: (any TaskExecutor)? = nil) async throws(PubNodeError) -> PublishResult {
         var request = pending.request
         let event = HookEvent(trigger: .before(request.kind), action: Self.action(request),
                               subscribeKey: request.subscribeKey, channel: request.channel, message: request.payload,
                               meta: request.meta, uuid: request.uuid, customMessageType: request.customMessageType)
-        switch await hooks.runBefore(pending.hooks, event: event) {
+        switch await hooks.runBefore(pending.hooks, event: event, executor: executor) {
         case .abort(let status, let text):
             throw .refusedByHook(status: status, text: text)
         case .proceed(let message, let meta):

@@ -26,11 +26,16 @@ extension NodeConfiguration {
         } else {
             throw fail("channels must name channels, wildcards (a.*) or \"*\"")
         }
+        var secret: String?
+        if let value = item["secret"] {
+            guard let text = value as? String, !text.isEmpty else { throw fail("secret must be a non-empty string") }
+            secret = text
+        }
         var spec = HookSpec(name: name, trigger: trigger, subscribeKey: subscribeKey, channels: channels, url: url,
-                            secret: item["secret"] as? String)
+                            secret: secret)
         let known: Set<String> = ["name", "event", "subscribeKey", "channels", "path", "url", "secret", "timeoutMs", "policy",
                                   "maxAttempts", "retryBaseMs", "retryMaxMs", "capacity", "deadLetterCapacity",
-                                  "concurrency", "maxReplyBytes"]
+                                  "concurrency", "maxReplyBytes", "maxConcurrentRequests", "maxBatch"]
         if let unknown = item.keys.sorted().first(where: { !known.contains($0) }) { throw fail("unknown setting '\(unknown)'") }
         func number(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
             guard let value = item[key] else { return nil }
@@ -47,6 +52,8 @@ extension NodeConfiguration {
         if let value = try number("deadLetterCapacity", 1...10_000_000) { spec.delivery.deadLetterCapacity = value }
         if let value = try number("concurrency", 1...256) { spec.delivery.concurrency = value }
         if let value = try number("maxReplyBytes", 1...16 * 1024 * 1024) { spec.maxReplyBytes = value }
+        if let value = try number("maxConcurrentRequests", 1...10_000) { spec.maxConcurrentRequests = value }
+        if let value = try number("maxBatch", 1...1000) { spec.delivery.maxBatch = value }
         if let policy = item["policy"] {
             guard let text = policy as? String, let parsed = HookBinding.FailurePolicy(rawValue: text) else {
                 throw fail("policy must be fail-open or fail-closed")

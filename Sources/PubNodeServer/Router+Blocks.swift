@@ -22,8 +22,9 @@ extension Router {
                                body: body.map { Array($0.readableBytesView) } ?? [])
         let hooks = service.hooks
         return .deferred({ answer in
-            Task {
-                let response = await hooks.respond(hook, to: call)
+            let executor = EventLoopTaskExecutor.current
+            Task(executorPreference: executor) {
+                let response = await hooks.respond(hook, to: call, executor: executor)
                 answer(HTTPReply(status: HTTPResponseStatus(statusCode: response.status), body: ByteBuffer(bytes: response.body),
                                  contentType: response.contentType))
             }

@@ -5,7 +5,8 @@ import PubNodeCore
 extension Router {
     /// The operator's view of the after hooks, behind `Authorization: Bearer <adminToken>`:
     /// - `GET /v1/admin/hooks`: each hook's queue depth and counters;
-    /// - `GET /v1/admin/hooks/dead-letters[?hook=NAME]`: events whose retries ran out;
+    /// - `GET /v1/admin/hooks/dead-letters[?hook=NAME][&limit=N]`: events whose retries ran out
+    ///   (oldest first, 100 by default, 1000 at most);
     /// - `POST /v1/admin/hooks/replay[?hook=NAME][&id=1,2]`: queue dead letters again.
     func hooksAdmin(_ request: PubNubRequest) -> RouteAction {
         guard let adminToken else {
@@ -24,8 +25,13 @@ extension Router {
         case (.GET, "") where s.count == 3:
             return .reply(.json(#"{"status":200,"service":"Hooks","hooks":[\#(service.hooks.stats().map(Self.render).joined(separator: ","))]}"#))
         case (.GET, "dead-letters") where s.count == 4:
+            let limit: Int
+            do { limit = try request.integer("limit") ?? 100 } catch { return refuse(error, .object(service: "Hooks")) }
+            guard (1...1000).contains(limit) else {
+                return refuse(.invalidParameter("limit must be 1...1000"), .object(service: "Hooks"))
+            }
             var body: [UInt8] = Array(#"{"status":200,"service":"Hooks","deadLetters":["#.utf8)
-            for (index, record) in service.hooks.deadLetters(hook: hook).enumerated() {
+            for (index, record) in service.hooks.deadLetters(hook: hook, limit: limit).enumerated() {
                 if index > 0 { body.append(UInt8(ascii: ",")) }
                 Self.render(record, into: &body)
             }

@@ -26,12 +26,14 @@ extension Router {
             case .done(let result):
                 return Router.answer(result)
             case .awaitingHooks(let pending):
-                // Before hooks run off the event loop; the publisher waits, nothing else does.
+                // The before hooks run as a task on the connection's event loop (no thread hop);
+                // while they await, the loop serves other connections.
                 let service = self.service
                 return .deferred({ reply in
-                    Task {
+                    let executor = EventLoopTaskExecutor.current
+                    Task(executorPreference: executor) {
                         do throws(PubNodeError) {
-                            let result = try await service.complete(pending)
+                            let result = try await service.complete(pending, executor: executor)
                             WakeBatcher.wake(result.waiters)
                             switch Router.answer(result) {
                             case .published(let sent, _): reply(sent)

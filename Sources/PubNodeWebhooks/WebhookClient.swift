@@ -22,11 +22,14 @@ public final class WebhookClient: Sendable {
     public let allowList: HostAllowList
     private let http: HTTPClient
 
-    /// Creates a client on `eventLoopGroup` (NIO's shared group by default).
-    public init(allowList: HostAllowList = HostAllowList(), eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
+    /// Creates a client on `eventLoopGroup` (NIO's shared group by default) keeping at most
+    /// about `connectionsPerHost` connections to one host.
+    public init(allowList: HostAllowList = HostAllowList(), connectionsPerHost: Int = 8,
+                eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
         self.allowList = allowList
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                     timeout: .init(connect: .seconds(2)))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerHost, 1)))
         configuration.httpVersion = .http1Only
         self.http = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
     }
@@ -42,8 +45,9 @@ public final class WebhookClient: Sendable {
 
     /// POSTs `body` (JSON) to `url`, signed with `secret` when given, with extra `headers`.
     /// Throws for unreachable endpoints, timeouts and oversized replies; any status is returned.
+    /// With `readBody` false the reply's body is read and thrown away, whatever its size.
     public func post(_ body: [UInt8], to url: String, secret: String?, headers: [(String, String)] = [],
-                     timeout: Duration, maxReplyBytes: Int) async throws(HookFailure) -> Reply {
+                     timeout: Duration, maxReplyBytes: Int, readBody: Bool = true) async throws(HookFailure) -> Reply {
         try check(url)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -56,6 +60,10 @@ public final class WebhookClient: Sendable {
         let deadline = NIODeadline.now() + .nanoseconds(max(nanoseconds, 1))
         do {
             let response = try await http.execute(request, deadline: deadline)
+            guard readBody else {
+                for try await _ in response.body {}
+                return Reply(status: Int(response.status.code), contentType: nil, body: [])
+            }
             var buffer: ByteBuffer
             do { buffer = try await response.body.collect(upTo: maxReplyBytes) } catch is NIOTooManyBytesError {
                 throw HookFailure.replyTooLarge(limit: maxReplyBytes)

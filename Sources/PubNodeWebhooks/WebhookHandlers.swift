@@ -39,7 +39,31 @@ public struct WebhookAfterHandler: AfterHookHandler {
         headers.append(("X-PubNode-Delivery", String(delivery.id)))
         headers.append(("X-PubNode-Attempt", String(delivery.attempt)))
         let reply = try await client.post(delivery.body, to: spec.url, secret: spec.secret, headers: headers,
-                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes)
+                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes,
+                                          readBody: false)
+        guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
+    }
+
+    /// POSTs several deliveries in one request: `{"batch":[{"id":"…","attempt":1,"event":{…}},…]}`.
+    public func after(batch: [HookDelivery]) async throws {
+        guard batch.count > 1 else {
+            if let only = batch.first { try await after(only) }
+            return
+        }
+        var body: [UInt8] = Array(#"{"batch":["#.utf8)
+        body.reserveCapacity(16 + batch.reduce(0) { $0 + $1.body.count + 40 })
+        for (index, delivery) in batch.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: #"{"id":"\#(delivery.id)","attempt":\#(delivery.attempt),"event":"#.utf8)
+            body.append(contentsOf: delivery.body)
+            body.append(UInt8(ascii: "}"))
+        }
+        body.append(contentsOf: "]}".utf8)
+        var headers = WebhookHeaders.of(spec, event: spec.trigger)
+        headers.append(("X-PubNode-Batch", String(batch.count)))
+        let reply = try await client.post(body, to: spec.url, secret: spec.secret, headers: headers,
+                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes,
+                                          readBody: false)
         guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
     }
 }
@@ -102,14 +126,31 @@ extension HookRequest {
     }
 }
 
-/// Builds bindings from configured webhook specs.
-public enum WebhookBindings {
-    /// One binding per spec, each calling its URL through `client`. Every URL is checked against
-    /// the client's allow-list first, so a forbidden URL stops start-up instead of failing later.
-    public static func make(_ specs: [HookSpec], client: WebhookClient) throws(HookConfigurationError) -> [HookBinding] {
+/// The configured webhooks: their bindings, and one client per hook so that a slow endpoint
+/// only ever ties up its own hook's connections.
+public struct WebhookHooks: Sendable {
+    /// One binding per spec, in order.
+    public let bindings: [HookBinding]
+    private let clients: [WebhookClient]
+
+    /// Builds a binding per spec. Every URL is checked against `allowList` first, so a forbidden
+    /// URL stops start-up instead of failing later.
+    public static func make(_ specs: [HookSpec], allowList: HostAllowList = HostAllowList()) throws(HookConfigurationError)
+        -> WebhookHooks {
         var bindings: [HookBinding] = []
+        var clients: [WebhookClient] = []
         for spec in specs {
+            let connections: Int
+            switch spec.trigger {
+            case .afterPublish, .afterSignal, .afterPresence: connections = spec.delivery.concurrency
+            case .onRequest: connections = spec.maxConcurrentRequests
+            case .beforePublish, .beforeSignal: connections = 64
+            }
+            let client = WebhookClient(allowList: allowList, connectionsPerHost: connections)
+            clients.append(client)
             do { try client.check(spec.url) } catch {
+                let opened = clients
+                Task { for client in opened { await client.shutdown() } }
                 throw HookConfigurationError("hook \(spec.name): \(error)")
             }
             let handler: HookBinding.Handler
@@ -123,8 +164,16 @@ public enum WebhookBindings {
             binding.timeout = .milliseconds(spec.timeoutMilliseconds)
             binding.policy = spec.policy
             binding.delivery = spec.delivery
+            binding.maxConcurrentRequests = spec.maxConcurrentRequests
+            // The client's deadline applies the timeout; no extra timer per call.
+            binding.enforcesTimeout = true
             bindings.append(binding)
         }
-        return bindings
+        return WebhookHooks(bindings: bindings, clients: clients)
+    }
+
+    /// Closes every client's connections.
+    public func shutdown() async {
+        for client in clients { await client.shutdown() }
     }
 }

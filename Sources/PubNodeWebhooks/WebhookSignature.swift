@@ -12,10 +12,14 @@ public enum WebhookSignature {
     public static func sign(_ body: [UInt8], secret: String) -> String {
         let key = SymmetricKey(data: Array(secret.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: key)
-        return "sha256=" + mac.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = Array("sha256=".utf8)
+        text.reserveCapacity(7 + 64)
+        for byte in mac {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// True when `signature` (a header value) matches `body` and `secret`, compared in constant time.

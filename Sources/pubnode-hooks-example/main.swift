@@ -34,7 +34,6 @@ final class Counter: AfterHookHandler, RequestHookHandler {
     }
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
@@ -58,5 +57,5 @@ configuration.port = option("--port").flatMap(Int.init) ?? 8091
 if let threads = option("--event-loop-threads").flatMap(Int.init) { configuration.eventLoopThreads = threads }
 let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService(hooks: hooks))
 let port = try await server.start()
-print("serving demo/demo on 127.0.0.1:\(port) with \(bindings.count) in-process hook(s)")
+FileHandle.standardOutput.write(Data("serving demo/demo on 127.0.0.1:\(port) with \(bindings.count) in-process hook(s)\n".utf8))
 while true { try await Task.sleep(for: .seconds(3600)) }

@@ -103,10 +103,11 @@ struct PubNodeCommand: AsyncParsableCommand {
                 flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
                 onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
         }
-        let webhooks = WebhookClient(allowList: HostAllowList(configuration.hookAllowList))
+        let webhooks: WebhookHooks
         let hooks: HookEngine
         do {
-            hooks = try HookEngine(bindings: WebhookBindings.make(configuration.hooks, client: webhooks),
+            webhooks = try WebhookHooks.make(configuration.hooks, allowList: HostAllowList(configuration.hookAllowList))
+            hooks = try HookEngine(bindings: webhooks.bindings,
                                    store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: clock,
                                    logger: Logger(label: "pubnode.hooks"))
         } catch {

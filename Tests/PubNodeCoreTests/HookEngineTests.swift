@@ -207,6 +207,7 @@ final class HookEngineTests: XCTestCase {
         let failing = RecordingAfter(failing: 1000)
         var binding = after(failing)
         binding.delivery.baseDelay = .seconds(60)
+        binding.delivery.maxDelay = .seconds(60)
         let first = try HookEngine(bindings: [binding], store: store)
         try first.start()
         let service = PubNodeService(hooks: first)
@@ -227,6 +228,33 @@ final class HookEngineTests: XCTestCase {
         let emptied = await eventually { store.rows.withLock { $0.isEmpty } }
         XCTAssertTrue(emptied, "delivered events leave the store")
         await second.shutdown()
+    }
+
+    /// Waits far longer than any test, ignoring cancellation.
+    struct Stuck: AfterHookHandler {
+        func after(_ delivery: HookDelivery) async throws {
+            try? await Task.sleep(for: .seconds(30))
+        }
+    }
+
+    func testEventsAreSavedAtOnceEvenWhileEveryWorkerIsBusy() async throws {
+        let store = MemoryOutboxStore()
+        var binding = HookBinding(name: "stuck", trigger: .afterPublish, subscribeKey: "demo", channels: ["*"],
+                                  handler: .after(Stuck()))
+        binding.delivery.concurrency = 1
+        binding.timeout = .milliseconds(300)
+        let engine = try HookEngine(bindings: [binding], store: store)
+        try engine.start()
+        let service = PubNodeService(hooks: engine)
+        for index in 0..<5 { _ = try await service.publish(publish("chat", String(index))) }
+        let saved = await eventually { store.rows.withLock { $0.count } == 5 }
+        XCTAssertTrue(saved, "queued events reach the store while the only worker is stuck")
+        let stopped = ContinuousClock.now
+        await engine.shutdown()
+        XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(2), "shutdown waits at most for the current attempt")
+        XCTAssertEqual(store.rows.withLock { $0.count }, 5, "undelivered events stay stored for the next start")
+        _ = try await service.publish(publish("chat", #""late""#))
+        XCTAssertEqual(engine.stats().first?.counters.dropped, 1, "a closed outbox takes no more events")
     }
 
     func testPresenceChangesReachHooksEvenAboveAnnounceMax() async throws {

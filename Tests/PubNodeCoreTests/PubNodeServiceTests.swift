@@ -16,9 +16,9 @@ final class RecordingHooks: Sendable {
                                                         channels: ["*"], handler: .after(Ignore()))])
     }
 
-    /// The fires queued for the hook, oldest first.
+    /// Takes the fires queued for the hook, oldest first.
     var fired: [HookEvent] {
-        engine.outboxes.values.flatMap { outbox in outbox.state.withLock { Array($0.incoming) } }
+        engine.outboxes.values.flatMap { $0.takeIncoming() }
             .compactMap { HookEvent(body: $0.body) }
             .filter { $0.action == .fire }
     }

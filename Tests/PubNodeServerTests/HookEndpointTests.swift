@@ -4,7 +4,8 @@ import PubNodeCore
 @testable import PubNodeServer
 import XCTest
 
-/// In-process hooks through the production pipeline (no sockets).
+/// In-process hooks through the production pipeline, on a real socket (before hooks answer from
+/// a task, which an embedded channel's loop cannot take).
 final class HookEndpointTests: XCTestCase {
     struct Guard: BeforeHookHandler {
         func before(_ event: HookEvent) async throws -> HookDecision {
@@ -22,58 +23,70 @@ final class HookEndpointTests: XCTestCase {
         }
     }
 
-    private func node() throws -> EmbeddedNode {
+    struct Odd: RequestHookHandler {
+        func respond(to request: HookRequest) async throws -> HookResponse {
+            HookResponse(status: Int(request.query["status"] ?? "") ?? -1, body: Array("body".utf8))
+        }
+    }
+
+    func testOnRequestHandlerStatusesAreCheckedBeforeTheyAreWritten() async throws {
+        let engine = try HookEngine(bindings: [
+            HookBinding(name: "odd", trigger: .onRequest, subscribeKey: "demo", channels: ["odd"], handler: .request(Odd())),
+        ])
+        let node = try await SocketNode.start(PubNodeService(hooks: engine))
+        for (status, expected, body) in [("-1", 502, nil), ("99", 502, nil), ("600", 502, nil), ("204", 204, ""), ("418", 418, "body")] {
+            let response = try XCTUnwrap(try node.get("/v1/blocks/sub-key/demo/odd?status=\(status)"))
+            XCTAssertEqual(response.status, expected, status)
+            if let body { XCTAssertEqual(response.text, body, status) }
+        }
+        try await node.server.shutdown()
+    }
+
+    private func node() async throws -> SocketNode {
         let engine = try HookEngine(bindings: [
             HookBinding(name: "guard", trigger: .beforePublish, subscribeKey: "demo", channels: ["chat.*"], handler: .before(Guard())),
             HookBinding(name: "echo", trigger: .onRequest, subscribeKey: "demo", channels: ["echo"], handler: .request(Echo())),
         ])
-        return EmbeddedNode(hooks: engine)
-    }
-
-    /// Polls the connection for a deferred answer.
-    private func answer(_ connection: Connection) async throws -> Response {
-        for _ in 0..<500 {
-            if let response = try connection.response() { return response }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw XCTSkip("no answer")
+        return try await SocketNode.start(PubNodeService(hooks: engine))
     }
 
     func testBeforeHookAbortIsAPublishShapedErrorAndPipelinedRequestsWait() async throws {
-        let node = try node()
-        let connection = try node.connect()
-        try connection.send("GET /publish/demo/demo/0/chat.room/0/%22spam%22 HTTP/1.1\r\nHost: x\r\n\r\n"
-                            + "GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
-        let refused = try await answer(connection)
+        let node = try await node()
+        let connection = try RawSocket(port: node.port)
+        connection.send("GET /publish/demo/demo/0/chat.room/0/%22spam%22 HTTP/1.1\r\nHost: x\r\n\r\n"
+                        + "GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = try XCTUnwrap(connection.response())
         XCTAssertEqual(refused.status, 403)
         XCTAssertEqual(refused.json[0]?.stringValue, "0")
         XCTAssertEqual(refused.json[1]?.stringValue, "No spam")
-        let time = try await answer(connection)
+        let time = try XCTUnwrap(connection.response())
         XCTAssertEqual(time.status, 200, "the pipelined request is answered after the deferred one")
         XCTAssertNotNil(time.json[0])
+        try await node.server.shutdown()
     }
 
     func testBeforeHookModificationIsWhatSubscribersReceive() async throws {
-        let node = try node()
-        let cursor = try node.handshake("chat.room")
-        let connection = try node.connect()
-        try connection.send("GET /publish/demo/demo/0/chat.room/0/%22lower%22 HTTP/1.1\r\nHost: x\r\n\r\n")
-        let sent = try await answer(connection)
+        let node = try await node()
+        let handshake = try XCTUnwrap(try node.get("/v2/subscribe/demo/chat.room/0?tt=0"))
+        let cursor = try XCTUnwrap(handshake.json["t"]?["t"]?.stringValue)
+        let sent = try XCTUnwrap(try node.get("/publish/demo/demo/0/chat.room/0/%22lower%22"))
         XCTAssertEqual(sent.status, 200, sent.text)
-        let delivered = try node.get("/v2/subscribe/demo/chat.room/0?tt=\(cursor)")
+        let delivered = try XCTUnwrap(try node.get("/v2/subscribe/demo/chat.room/0?tt=\(cursor)"))
         XCTAssertEqual(delivered.json["m"]?[0]?["d"]?.stringValue, "LOWER")
-        XCTAssertEqual(try node.publish("plain", #""lower""#).isEmpty, false, "unbound channels publish at once")
+        XCTAssertEqual(try node.get("/publish/demo/demo/0/plain/0/%22lower%22")?.status, 200, "unbound channels publish at once")
+        try await node.server.shutdown()
     }
 
     func testInProcessOnRequestHandlerAnswersWithItsOwnType() async throws {
-        let node = try node()
-        let connection = try node.connect()
-        try connection.send("POST /v1/blocks/sub-key/demo/echo?q=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nping")
-        let response = try await answer(connection)
+        let node = try await node()
+        let connection = try RawSocket(port: node.port)
+        connection.send("POST /v1/blocks/sub-key/demo/echo?q=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nping")
+        let response = try XCTUnwrap(connection.response())
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.headers["content-type"], "text/plain")
         XCTAssertEqual(response.text, "POST echo 1 ping")
-        XCTAssertEqual(try node.get("/v1/blocks/sub-key/demo/other").status, 404)
+        XCTAssertEqual(try node.get("/v1/blocks/sub-key/demo/other")?.status, 404)
+        try await node.server.shutdown()
     }
 
     func testAdminEndpointsNeedTheToken() throws {

@@ -7,9 +7,11 @@ import XCTest
 class WebhookTestCase: XCTestCase {
     var receivers: [TestReceiver] = []
     var clients: [WebhookClient] = []
+    var webhooks: [WebhookHooks] = []
 
     override func tearDown() async throws {
         for client in clients { await client.shutdown() }
+        for hooks in webhooks { await hooks.shutdown() }
         for receiver in receivers { receiver.stop() }
     }
 
@@ -21,9 +23,9 @@ class WebhookTestCase: XCTestCase {
     }
 
     func engine(_ specs: [HookSpec], store: (any HookOutboxStore)? = nil, allow: [String] = []) throws -> HookEngine {
-        let client = WebhookClient(allowList: HostAllowList(allow))
-        clients.append(client)
-        let engine = try HookEngine(bindings: WebhookBindings.make(specs, client: client), store: store)
+        let hooks = try WebhookHooks.make(specs, allowList: HostAllowList(allow))
+        webhooks.append(hooks)
+        let engine = try HookEngine(bindings: hooks.bindings, store: store)
         try engine.start()
         return engine
     }
@@ -153,7 +155,7 @@ final class WebhookHookTests: WebhookTestCase {
         tight.maxReplyBytes = 1024
         let engine = try engine([tight])
         let service = PubNodeService(hooks: engine)
-        for (payload, expected) in [(#""redirect""#, "HTTP 302"), (#""huge""#, "reply over 1024 bytes"),
+        for (payload, expected) in [(#""redirect""#, "HTTP 302"), (#""huge""#, "reply too large"),
                                     (#""garbage""#, "malformed reply"), (#""other""#, "HTTP 500")] {
             do {
                 _ = try await service.publish(request("c", payload))
@@ -167,6 +169,19 @@ final class WebhookHookTests: WebhookTestCase {
         XCTAssertEqual(try buffered(service, "c"), [])
     }
 
+    func testAfterWebhookDeliveryNeedsOnlyA2xxStatus() async throws {
+        let huge = String(repeating: "y", count: 300_000)
+        let receiver = try receiver { _, _ in .init(status: 202, body: huge) }
+        var audit = spec("audit", .afterPublish, receiver.url)
+        audit.maxReplyBytes = 16
+        let engine = try engine([audit])
+        _ = try await PubNodeService(hooks: engine).publish(request("c", "1"))
+        let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
+        XCTAssertTrue(delivered, "a large reply body to an after hook is read and ignored: \(engine.stats())")
+        XCTAssertEqual(engine.stats().first?.counters.retries, 0)
+        await engine.shutdown()
+    }
+
     func testAllowListAndSchemesAreCheckedAtStartUp() throws {
         let client = WebhookClient(allowList: HostAllowList(["hooks.example.com", "*.internal.example"]))
         clients.append(client)
@@ -175,7 +190,8 @@ final class WebhookHookTests: WebhookTestCase {
         XCTAssertThrowsError(try client.check("http://127.0.0.1:9/x"))
         XCTAssertThrowsError(try client.check("http://internal.example.evil.com/x"))
         XCTAssertThrowsError(try client.check("file:///etc/passwd"))
-        XCTAssertThrowsError(try WebhookBindings.make([spec("x", .afterPublish, "http://127.0.0.1:9/")], client: client)) { error in
+        XCTAssertThrowsError(try WebhookHooks.make([spec("x", .afterPublish, "http://127.0.0.1:9/")],
+                                                    allowList: client.allowList)) { error in
             XCTAssertTrue("\(error)".contains("allow-list"), "\(error)")
         }
         XCTAssertTrue(HostAllowList().allows(host: "anything"), "an empty list allows every host")

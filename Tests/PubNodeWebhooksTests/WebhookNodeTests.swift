@@ -50,6 +50,35 @@ final class WebhookNodeTests: WebhookTestCase {
         await engine.shutdown()
     }
 
+    func testBatchedDeliveriesCarryEveryEventWithItsId() async throws {
+        let receiver = try receiver { _, count in .init(status: count == 1 ? 503 : 200) }
+        var batched = spec("batched", .afterPublish, receiver.url)
+        batched.delivery.maxBatch = 50
+        batched.delivery.concurrency = 1
+        let engine = try engine([batched], store: nil)
+        let service = PubNodeService(hooks: engine)
+        for index in 0..<20 { _ = try await service.publish(request("c", String(index))) }
+        let delivered = await eventually { engine.stats().first?.counters.delivered == 20 }
+        XCTAssertTrue(delivered, "\(engine.stats())")
+        var ids = Set<String>()
+        var messages: [Int] = []
+        for call in receiver.requests.dropFirst() {
+            XCTAssertTrue(WebhookSignature.verify(call.body, secret: "s3cret", signature: call.headers["x-pubnode-signature"] ?? ""))
+            let body = try json(call)
+            // A batch of one travels as a plain event, its id in the header.
+            let batch = body["batch"] as? [[String: Any]] ?? [["id": call.headers["x-pubnode-delivery"] ?? "", "event": body]]
+            XCTAssertEqual(call.headers["x-pubnode-batch"].flatMap(Int.init) ?? 1, batch.count)
+            for item in batch {
+                ids.insert(try XCTUnwrap(item["id"] as? String))
+                messages.append(try XCTUnwrap((item["event"] as? [String: Any])?["message"] as? Int))
+            }
+        }
+        XCTAssertEqual(Set(messages), Set(0..<20), "every event arrived after the failed first batch was retried")
+        XCTAssertEqual(ids.count, 20)
+        XCTAssertLessThan(receiver.requests.count, 20, "events travelled together")
+        await engine.shutdown()
+    }
+
     func testOutboxSurvivesARestartInTheHistoryDatabase() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pubnode-outbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -58,6 +87,7 @@ final class WebhookNodeTests: WebhookTestCase {
         let receiver = try receiver { _, _ in .init(status: 503) }
         var patient = spec("patient", .afterPublish, receiver.url, channels: ["orders"])
         patient.delivery.baseDelay = .seconds(600)
+        patient.delivery.maxDelay = .seconds(600)
         var fragile = spec("fragile", .afterPublish, receiver.url, channels: ["audit"])
         fragile.delivery.maxAttempts = 1
 
@@ -165,6 +195,7 @@ final class WebhookNodeTests: WebhookTestCase {
         let down = try await call(router, .GET, "/v1/blocks/sub-key/demo/down")
         XCTAssertTrue([502, 504].contains(down.status), "\(down)")
         XCTAssertTrue(down.body.contains("Hook down failed"), down.body)
+        XCTAssertFalse(down.body.contains("127.0.0.1") || down.body.contains("errno"), "no internal details leak: \(down.body)")
     }
 
     func testAdminEndpointsShowQueuesAndReplayDeadLetters() async throws {

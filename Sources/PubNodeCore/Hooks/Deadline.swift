@@ -3,13 +3,15 @@ import Synchronization
 /// Runs async work under a timeout without waiting for work that ignores cancellation: the caller
 /// gets `HookFailure.timedOut` at the deadline, and the work is cancelled and left to finish alone.
 enum Deadline {
-    static func run<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// Runs `work` (on `executor` when given) and returns its result, or throws `timedOut`.
+    static func run<T: Sendable>(_ timeout: Duration, executor: (any TaskExecutor)? = nil,
+                                 _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let race = Race(continuation)
-            let worker = Task {
+            let worker = Task(executorPreference: executor) {
                 do { race.finish(.success(try await work())) } catch { race.finish(.failure(error)) }
             }
-            let timer = Task {
+            let timer = Task(executorPreference: executor) {
                 try await Task.sleep(for: timeout)
                 if race.finish(.failure(HookFailure.timedOut)) { worker.cancel() }
             }

@@ -37,6 +37,11 @@ public struct HookBinding: Sendable {
     public var policy: FailurePolicy = .failClosed
     /// After hooks: retries and outbox bounds.
     public var delivery = DeliverySettings()
+    /// On-request hooks: calls answered at once; more get 503 at once.
+    public var maxConcurrentRequests = 64
+    /// True when the handler applies `timeout` itself (webhooks: the HTTP client's deadline), so
+    /// after deliveries need no separate timer.
+    public var enforcesTimeout = false
 
     /// Creates a binding.
     public init(name: String, trigger: HookTrigger, subscribeKey: String, channels: [String], handler: Handler,
@@ -53,7 +58,7 @@ public struct HookBinding: Sendable {
     public struct DeliverySettings: Sendable, Equatable {
         /// Attempts before an event is dead-lettered (the first one included).
         public var maxAttempts = 8
-        /// First retry delay; doubled each attempt, with full jitter.
+        /// First retry delay; doubled each attempt, spread over the upper half of each delay.
         public var baseDelay: Duration = .milliseconds(500)
         /// Longest retry delay.
         public var maxDelay: Duration = .seconds(300)
@@ -63,6 +68,8 @@ public struct HookBinding: Sendable {
         public var deadLetterCapacity = 10_000
         /// Deliveries in flight at once.
         public var concurrency = 4
+        /// Events handed over in one call (one webhook POST); 1 sends each event on its own.
+        public var maxBatch = 1
 
         /// The defaults.
         public init() {}
@@ -70,7 +77,13 @@ public struct HookBinding: Sendable {
 
     /// Checks the binding's names and that its handler fits its trigger.
     public func validate() throws(HookConfigurationError) {
-        guard !name.isEmpty, name.utf8.count <= 64 else { throw HookConfigurationError("hook names must be 1 to 64 characters") }
+        let allowed = name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+        guard !name.isEmpty, name.utf8.count <= 64, allowed else {
+            throw HookConfigurationError("hook name '\(name)' must be 1 to 64 letters, digits, '.', '-' or '_'")
+        }
         guard !channels.isEmpty else { throw HookConfigurationError("hook \(name): channels must not be empty") }
         switch (handler, trigger) {
         case (.before, .beforePublish), (.before, .beforeSignal), (.request, .onRequest): break
@@ -78,8 +91,11 @@ public struct HookBinding: Sendable {
         default: throw HookConfigurationError("hook \(name): its handler does not fit trigger \(trigger.rawValue)")
         }
         guard timeout > .zero else { throw HookConfigurationError("hook \(name): timeout must be positive") }
+        guard delivery.baseDelay > .zero, delivery.maxDelay >= delivery.baseDelay else {
+            throw HookConfigurationError("hook \(name): retryMaxMs must be at least retryBaseMs")
+        }
         guard delivery.maxAttempts >= 1, delivery.capacity >= 1, delivery.concurrency >= 1,
-              delivery.deadLetterCapacity >= 1 else {
+              delivery.deadLetterCapacity >= 1, maxConcurrentRequests >= 1, delivery.maxBatch >= 1 else {
             throw HookConfigurationError("hook \(name): maxAttempts, capacity and concurrency must be at least 1")
         }
         if trigger == .onRequest { return }

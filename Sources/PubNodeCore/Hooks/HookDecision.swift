@@ -60,6 +60,20 @@ public enum HookFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// An in-process handler threw.
     case handler(String)
 
+    /// What callers outside the node are told: the kind of failure, without addresses or
+    /// library error text (those go to the log).
+    public var summary: String {
+        switch self {
+        case .timedOut: "timed out"
+        case .status(let code): "answered HTTP \(code)"
+        case .malformedReply: "malformed reply"
+        case .replyTooLarge: "reply too large"
+        case .unreachable: "unreachable"
+        case .notAllowed: "not allowed"
+        case .handler: "handler failed"
+        }
+    }
+
     /// A short text for logs and dead letters.
     public var description: String {
         switch self {

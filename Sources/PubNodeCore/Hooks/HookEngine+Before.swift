@@ -12,13 +12,18 @@ extension HookEngine {
     /// Runs `hooks` in order on `event`: each sees the message as the previous one left it; the
     /// first abort ends the chain. A hook that fails or times out is logged and handled by its
     /// policy: fail-open skips it, fail-closed refuses the message with 503.
-    public func runBefore(_ hooks: [HookBinding], event: HookEvent) async -> BeforeOutcome {
+    ///
+    /// `executor` is where the handlers run (the publisher's event loop, so an in-process handler
+    /// costs no thread hop); nil means Swift's global pool.
+    public func runBefore(_ hooks: [HookBinding], event: HookEvent, executor: (any TaskExecutor)? = nil) async -> BeforeOutcome {
         var event = event
         for hook in hooks {
             guard case .before(let handler) = hook.handler else { continue }
             let current = event
             do {
-                let decision = try await Deadline.run(hook.timeout) { try await handler.before(current) }
+                let decision = hook.enforcesTimeout
+                    ? try await handler.before(current)
+                    : try await Deadline.run(hook.timeout, executor: executor) { try await handler.before(current) }
                 switch decision {
                 case .pass:
                     continue
@@ -37,7 +42,7 @@ extension HookEngine {
                 case .failClosed:
                     logger.warning("before hook failed; message refused (fail-closed)", metadata: [
                         "hook": "\(hook.name)", "channel": "\(event.channel)", "error": "\(failure)"])
-                    return .abort(status: 503, text: "Hook \(hook.name) unavailable: \(failure)")
+                    return .abort(status: 503, text: "Hook \(hook.name) unavailable: \(failure.summary)")
                 }
             }
         }
@@ -45,23 +50,38 @@ extension HookEngine {
     }
 
     /// Answers an on-request call with `hook`, mapping failures to 502 (unreachable or bad
-    /// answer) and 504 (timeout).
-    public func respond(_ hook: HookBinding, to request: HookRequest) async -> HookResponse {
-        guard case .request(let handler) = hook.handler else {
-            return HookResponse(status: 500, body: Array(#"{"status":500,"error":true,"message":"not an on-request hook"}"#.utf8))
+    /// answer), 504 (timeout) and 503 (too many calls in progress).
+    public func respond(_ hook: HookBinding, to request: HookRequest, executor: (any TaskExecutor)? = nil) async -> HookResponse {
+        guard case .request(let handler) = hook.handler, let gauge = requestsInFlight[hook.name] else {
+            return Self.failure(500, "Hook \(hook.name) is not an on-request hook")
         }
+        guard gauge.value.add(1, ordering: .relaxed).newValue <= hook.maxConcurrentRequests else {
+            gauge.value.subtract(1, ordering: .relaxed)
+            return Self.failure(503, "Hook \(hook.name) is busy; try again")
+        }
+        defer { gauge.value.subtract(1, ordering: .relaxed) }
         do {
-            return try await Deadline.run(hook.timeout) { try await handler.respond(to: request) }
+            var response = try await Deadline.run(hook.timeout, executor: executor) { try await handler.respond(to: request) }
+            guard (200...599).contains(response.status) else {
+                logger.warning("on-request hook answered an invalid status", metadata: [
+                    "hook": "\(hook.name)", "status": "\(response.status)"])
+                return Self.failure(502, "Hook \(hook.name) answered an invalid status")
+            }
+            if response.status == 204 || response.status == 304 { response.body = [] }
+            return response
         } catch {
             let failure = (error as? HookFailure) ?? .handler(String(describing: error))
             logger.warning("on-request hook failed", metadata: ["hook": "\(hook.name)", "path": "\(request.path)",
                                                                 "error": "\(failure)"])
-            let status = failure == .timedOut ? 504 : 502
-            var body: [UInt8] = []
-            body.append(contentsOf: #"{"status":\#(status),"error":true,"service":"Blocks","message":"#.utf8)
-            JSONText.appendString("Hook \(hook.name) failed: \(failure)", to: &body)
-            body.append(UInt8(ascii: "}"))
-            return HookResponse(status: status, body: body)
+            return Self.failure(failure == .timedOut ? 504 : 502, "Hook \(hook.name) failed: \(failure.summary)")
         }
+    }
+
+    private static func failure(_ status: Int, _ message: String) -> HookResponse {
+        var body: [UInt8] = []
+        body.append(contentsOf: #"{"status":\#(status),"error":true,"service":"Blocks","message":"#.utf8)
+        JSONText.appendString(message, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return HookResponse(status: status, body: body)
     }
 }

@@ -14,6 +14,9 @@ public final class HookEngine: Sendable {
     let clock: TimetokenClock
     let random: @Sendable () -> Double
     private let workers = Mutex<[Task<Void, Never>]>([])
+    private let savers = Mutex<[Task<Void, Never>]>([])
+    /// Calls in progress per on-request hook, bounded by `maxConcurrentRequests`.
+    let requestsInFlight: [String: RequestGauge]
 
     /// Checks and indexes `bindings`. After events are kept in `store` when given (else in memory
     /// only); ids come from `clock`, so they keep increasing across restarts.
@@ -21,9 +24,15 @@ public final class HookEngine: Sendable {
                 logger: Logger = Logger(label: "pubnode.hooks"),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(HookConfigurationError) {
         var names = Set<String>()
+        var paths = Set<String>()
         for binding in bindings {
             try binding.validate()
             guard names.insert(binding.name).inserted else { throw HookConfigurationError("hook name '\(binding.name)' is used twice") }
+            if binding.trigger == .onRequest {
+                for path in binding.channels where !paths.insert(binding.subscribeKey + "/" + path).inserted {
+                    throw HookConfigurationError("hook \(binding.name): path '\(path)' is already served by another hook")
+                }
+            }
         }
         self.bindings = bindings
         self.index = HookIndex(bindings)
@@ -38,6 +47,8 @@ public final class HookEngine: Sendable {
             }
         }
         self.outboxes = outboxes
+        self.requestsInFlight = Dictionary(uniqueKeysWithValues: bindings.filter { $0.trigger == .onRequest }
+            .map { ($0.name, RequestGauge()) })
     }
 
     /// An engine with no hooks.
@@ -56,11 +67,14 @@ public final class HookEngine: Sendable {
 
     /// Queues the after event of an accepted message, fire or signal for every hook bound to it.
     public func accepted(_ message: PublishedMessage, action: HookAction, subscribeKey: String) {
+        guard !outboxes.isEmpty else { return }
         let trigger = HookTrigger.after(message.kind)
         guard index.has(trigger, in: subscribeKey) else { return }
         let matches = index.matches(trigger, subscribeKey: subscribeKey, channel: message.channel)
         guard !matches.isEmpty else { return }
-        enqueue(HookEvent(after: message, action: action, subscribeKey: subscribeKey).body(), to: matches)
+        enqueue(to: matches, channel: message.channel) {
+            HookEvent(after: message, action: action, subscribeKey: subscribeKey).body()
+        }
     }
 
     /// The observer to give a keyset's presence tracker, or nil when no presence hook is bound there.
@@ -69,20 +83,28 @@ public final class HookEngine: Sendable {
         return { [self] event in
             let matches = index.matches(.afterPresence, subscribeKey: subscribeKey, channel: event.channel)
             guard !matches.isEmpty, let hookEvent = HookEvent(presence: event, subscribeKey: subscribeKey) else { return }
-            enqueue(hookEvent.body(), to: matches)
+            enqueue(to: matches, channel: event.channel) { hookEvent.body() }
         }
     }
 
-    private func enqueue(_ body: [UInt8], to matches: [Int]) {
-        let now = Int64(clock.nowNanoseconds() / 1_000_000)
+    /// Queues one event for each outbox in `matches` with room; the body is rendered only if one has.
+    private func enqueue(to matches: [Int], channel: String, body make: () -> [UInt8]) {
+        var body: [UInt8]?
+        let shard = channel.hashValue
         for ordinal in matches {
             guard let outbox = outboxes[ordinal] else { continue }
-            let record = OutboxRecord(id: clock.next().rawValue, hook: outbox.binding.name, body: body,
-                                      createdAtMilliseconds: now)
-            if !outbox.enqueue(record) {
-                logger.warning("hook outbox full; event dropped", metadata: [
-                    "hook": "\(outbox.binding.name)", "capacity": "\(outbox.binding.delivery.capacity)"])
+            guard outbox.reserve() else {
+                if outbox.shouldReportDrop(nowNanoseconds: clock.nowNanoseconds()) {
+                    logger.warning("hook outbox full; events dropped", metadata: [
+                        "hook": "\(outbox.binding.name)", "capacity": "\(outbox.binding.delivery.capacity)",
+                        "droppedSinceStart": "\(outbox.dropped.load(ordering: .relaxed))"])
+                }
+                continue
             }
+            let bytes = body ?? make()
+            body = bytes
+            outbox.push(OutboxRecord(id: clock.next().rawValue, hook: outbox.binding.name, body: bytes,
+                                     createdAtMilliseconds: Int64(clock.nowNanoseconds() / 1_000_000)), shard: shard)
         }
     }
 
@@ -91,10 +113,12 @@ public final class HookEngine: Sendable {
         index.matches(.onRequest, subscribeKey: subscribeKey, channel: path).first.map { bindings[$0] }
     }
 
-    /// Loads what the store kept from a previous run and starts the delivery workers.
+    /// Loads what the store kept from a previous run and starts the savers and delivery workers.
     public func start() throws {
         if let store {
             let records = try store.load()
+            // Ids come from the clock: keep new ones above every id still stored.
+            if let newest = records.map(\.id).max() { _ = clock.advance(to: newest) }
             let byName = Dictionary(uniqueKeysWithValues: outboxes.values.map { ($0.binding.name, $0) })
             var orphans = 0
             for (name, group) in Dictionary(grouping: records, by: \.hook) {
@@ -108,15 +132,20 @@ public final class HookEngine: Sendable {
         }
         let logger = self.logger
         let random = self.random
-        let tasks = outboxes.values.flatMap { outbox in
-            (0..<outbox.binding.delivery.concurrency).map { _ in
-                Task { await outbox.work(logger: logger, random: random) }
+        var started: [Task<Void, Never>] = []
+        var savers: [Task<Void, Never>] = []
+        for outbox in outboxes.values {
+            savers.append(Task { await outbox.save(logger: logger) })
+            for _ in 0..<outbox.binding.delivery.concurrency {
+                started.append(Task { await outbox.work(logger: logger, random: random) })
             }
         }
-        workers.withLock { $0.append(contentsOf: tasks) }
+        workers.withLock { $0.append(contentsOf: started) }
+        self.savers.withLock { $0.append(contentsOf: savers) }
     }
 
-    /// Stops the delivery workers after their current attempts; queued events stay in the store.
+    /// Stops the delivery workers after their current attempts, then saves what is still queued
+    /// (kept in the store for the next start).
     public func shutdown() async {
         for outbox in outboxes.values { outbox.close() }
         let tasks = workers.withLock { workers in
@@ -124,6 +153,12 @@ public final class HookEngine: Sendable {
             return workers
         }
         for task in tasks { await task.value }
+        for outbox in outboxes.values { outbox.stopSaver() }
+        let savers = self.savers.withLock { savers in
+            defer { savers = [] }
+            return savers
+        }
+        for task in savers { await task.value }
     }
 
     /// Each after hook's queue and counters, in configuration order.
@@ -131,11 +166,12 @@ public final class HookEngine: Sendable {
         outboxes.sorted { $0.key < $1.key }.map { $0.value.stats() }
     }
 
-    /// The dead letters of `hook` (or of every hook), oldest first.
-    public func deadLetters(hook: String? = nil) -> [OutboxRecord] {
-        outboxes.sorted { $0.key < $1.key }.map(\.value)
+    /// The dead letters of `hook` (or of every hook), oldest first, at most `limit`.
+    public func deadLetters(hook: String? = nil, limit: Int = .max) -> [OutboxRecord] {
+        Array(outboxes.sorted { $0.key < $1.key }.map(\.value)
             .filter { hook == nil || $0.binding.name == hook }
-            .flatMap { $0.deadLetters() }
+            .flatMap { $0.deadLetters(limit: limit) }
+            .prefix(limit))
     }
 
     /// Queues dead letters again (of `hook`, or of every hook; only `ids` when given); returns how many.
@@ -151,4 +187,9 @@ public final class HookEngine: Sendable {
     public func hasAfterHook(named name: String) -> Bool {
         outboxes.values.contains { $0.binding.name == name }
     }
+}
+
+/// Counts one on-request hook's calls in progress.
+final class RequestGauge: Sendable {
+    let value = Atomic<Int>(0)
 }

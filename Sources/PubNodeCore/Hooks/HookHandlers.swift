@@ -13,6 +13,17 @@ public protocol BeforeHookHandler: Sendable {
 public protocol AfterHookHandler: Sendable {
     /// Handles one delivery; throwing asks for a retry.
     func after(_ delivery: HookDelivery) async throws
+
+    /// Handles several deliveries at once (when the hook's `maxBatch` is above 1); throwing asks
+    /// for a retry of all of them. By default, one `after(_:)` call each.
+    func after(batch: [HookDelivery]) async throws
+}
+
+extension AfterHookHandler {
+    /// Delivers each event in turn.
+    public func after(batch: [HookDelivery]) async throws {
+        for delivery in batch { try await after(delivery) }
+    }
 }
 
 /// An on-request hook: answers `/v1/blocks/sub-key/{sub}/{path}` calls.

@@ -2,71 +2,141 @@ import DequeModule
 import Logging
 
 extension HookOutbox {
-    /// One delivery worker: saves new events, attempts ready ones, and sleeps until work or a
-    /// retry is due. Runs until `close()`.
-    func work(logger: Logger, random: @escaping @Sendable () -> Double) async {
-        let clock = ContinuousClock()
-        while !state.withLock({ $0.closed }) {
-            await saveIncoming(logger: logger)
-            let (record, wake) = next(now: clock.now)
-            guard let record else {
-                let idle = wake.map { clock.now.duration(to: $0) } ?? .seconds(1)
-                await doorbell.wait(upTo: min(max(idle, .milliseconds(1)), .seconds(1)))
+    /// How long a busy saver lets new events gather before its next pass.
+    static let gatherInterval: Duration = .milliseconds(2)
+
+    /// The saver: hands newly queued events to the workers at once, and writes those still
+    /// undelivered one pass later (within a few milliseconds) to the store in a batch, so a fast
+    /// receiver's events are never written at all; it deletes delivered ones in batches too.
+    /// Without a store it only hands events on. Runs until `stopSaver()`, then makes a last pass
+    /// so nothing accepted and undelivered is left unsaved.
+    func save(logger: Logger) async {
+        var unsaved: [OutboxRecord] = []
+        while true {
+            let stopping = saverStopping.load(ordering: .sequentiallyConsistent)
+            let batch = takeIncoming()
+            if !batch.isEmpty, !stopping {
+                state.withLock { $0.ready.append(contentsOf: batch) }
+                for _ in 0..<min(batch.count, binding.delivery.concurrency) { workerBell.ring() }
+            }
+            var deleted = false
+            if let store {
+                // What was handed on one pass ago and is still undelivered gets written now.
+                let (delivered, settled, rewrites) = state.withLock { state in
+                    defer {
+                        state.deliveredIDs.removeAll()
+                        state.settledIDs.removeAll()
+                        state.rewrites.removeAll()
+                    }
+                    return (state.deliveredIDs, state.settledIDs, state.rewrites)
+                }
+                let unsavedIDs = Set(unsaved.map(\.id))
+                // Written in this order in one transaction: a worker's newer copy wins.
+                var toSave = unsaved.filter { !settled.contains($0.id) } + rewrites
+                if stopping { toSave += batch }
+                await write(toSave, deleting: delivered.filter { !unsavedIDs.contains($0) }, to: store, logger: logger)
+                deleted = !delivered.isEmpty || !rewrites.isEmpty
+                unsaved = batch
+            }
+            if stopping { return }
+            if !batch.isEmpty || !unsaved.isEmpty || deleted {
+                // Busy: let events gather for a moment (publishers do not ring while the saver is
+                // awake), so each pass handles a batch instead of waking up per event.
+                try? await Task.sleep(for: Self.gatherInterval)
                 continue
             }
-            await attempt(record, logger: logger, random: random)
+            saverAsleep.store(true, ordering: .sequentiallyConsistent)
+            if incomingIsEmpty() {
+                await saverBell.wait(upTo: .milliseconds(50))
+            }
+            saverAsleep.store(false, ordering: .sequentiallyConsistent)
         }
     }
 
-    /// Writes newly queued events to the store, then makes them deliverable. When the store fails
-    /// they are still delivered (from memory) and the failure is logged.
-    func saveIncoming(logger: Logger) async {
-        let records = takeIncoming()
-        guard !records.isEmpty else { return }
-        if let store {
+    private func write(_ records: [OutboxRecord], deleting ids: [UInt64], to store: any HookOutboxStore, logger: Logger) async {
+        if !records.isEmpty {
             do { try await store.save(records) } catch {
                 logger.error("hook outbox write failed; events kept in memory only",
                              metadata: ["hook": "\(binding.name)", "events": "\(records.count)", "error": "\(error)"])
             }
         }
-        admit(records)
-    }
-
-    private func attempt(_ record: OutboxRecord, logger: Logger, random: @escaping @Sendable () -> Double) async {
-        let delivery = HookDelivery(id: record.id, hook: binding.name, attempt: record.attempts + 1, body: record.body)
-        let handler = self.handler
-        do {
-            try await Deadline.run(binding.timeout) { try await handler.after(delivery) }
-            state.withLock { state in
-                state.inFlight -= 1
-                state.counters.delivered += 1
+        if !ids.isEmpty {
+            do { try await store.delete(ids: ids) } catch {
+                logger.error("hook outbox delete failed; delivered events may be sent again after a restart",
+                             metadata: ["hook": "\(binding.name)", "events": "\(ids.count)", "error": "\(error)"])
             }
-            try? await store?.delete(ids: [record.id])
-        } catch {
-            await failed(record, error: error, logger: logger, random: random)
         }
     }
 
+    /// One delivery worker: attempts ready events and due retries (up to `maxBatch` at a time),
+    /// and sleeps until work arrives or a retry falls due. Runs until `close()`.
+    func work(logger: Logger, random: @escaping @Sendable () -> Double) async {
+        let clock = ContinuousClock()
+        while !closed.load(ordering: .sequentiallyConsistent) {
+            let (records, wake) = next(now: clock.now, limit: binding.delivery.maxBatch)
+            guard !records.isEmpty else {
+                let idle = wake.map { clock.now.duration(to: $0) } ?? .seconds(1)
+                await workerBell.wait(upTo: min(max(idle, .milliseconds(1)), .seconds(1)))
+                continue
+            }
+            await attempt(records, logger: logger, random: random)
+        }
+    }
+
+    private func attempt(_ records: [OutboxRecord], logger: Logger, random: @escaping @Sendable () -> Double) async {
+        let deliveries = records.map {
+            HookDelivery(id: $0.id, hook: binding.name, attempt: $0.attempts + 1, body: $0.body)
+        }
+        let handler = self.handler
+        let batched = binding.delivery.maxBatch > 1
+        let call: @Sendable () async throws -> Void = {
+            if batched { try await handler.after(batch: deliveries) } else { try await handler.after(deliveries[0]) }
+        }
+        do {
+            if binding.enforcesTimeout { try await call() } else { try await Deadline.run(binding.timeout, call) }
+            state.withLock { state in
+                state.inFlight -= records.count
+                state.counters.delivered += records.count
+                if store != nil {
+                    state.deliveredIDs.append(contentsOf: records.map(\.id))
+                    state.settledIDs.formUnion(records.map(\.id))
+                }
+            }
+            pending.subtract(records.count, ordering: .relaxed)
+        } catch {
+            for record in records { await failed(record, error: error, logger: logger, random: random) }
+        }
+    }
+
+    /// Records a failed attempt: scheduled for a retry or, when attempts are used up, kept as a
+    /// dead letter; the saver writes the new state (it is the store's only writer, so writes
+    /// land in the order they happened).
     private func failed(_ record: OutboxRecord, error: any Error, logger: Logger, random: @escaping @Sendable () -> Double) async {
         var record = record
         record.attempts += 1
-        record.lastError = String(describing: error)
+        record.lastError = (error as? HookFailure)?.description ?? String(describing: error)
         let settings = binding.delivery
-        if record.attempts >= settings.maxAttempts {
-            record.dead = true
-            let discarded = state.withLock { state -> OutboxRecord? in
+        record.dead = record.attempts >= settings.maxAttempts
+        let rewrite = { (state: inout State) in
+            guard self.store != nil else { return }
+            state.settledIDs.insert(record.id)
+            state.rewrites.append(record)
+        }
+        if record.dead {
+            state.withLock { state in
+                rewrite(&state)
                 state.inFlight -= 1
                 state.counters.deadLettered += 1
                 state.dead.append(record)
-                guard state.dead.count > settings.deadLetterCapacity else { return nil }
-                state.counters.discarded += 1
-                return state.dead.popFirst()
+                if state.dead.count > settings.deadLetterCapacity, let oldest = state.dead.popFirst() {
+                    state.counters.discarded += 1
+                    if store != nil { state.deliveredIDs.append(oldest.id) }
+                }
             }
+            pending.subtract(1, ordering: .relaxed)
             logger.warning("hook event dead-lettered", metadata: [
                 "hook": "\(binding.name)", "id": "\(record.id)", "attempts": "\(record.attempts)",
                 "error": "\(record.lastError ?? "")"])
-            try? await store?.save([record])
-            if let discarded { try? await store?.delete(ids: [discarded.id]) }
             return
         }
         let delay = Backoff.delay(attempt: record.attempts, base: settings.baseDelay, maximum: settings.maxDelay,
@@ -74,44 +144,55 @@ extension HookOutbox {
         logger.debug("hook delivery failed; will retry", metadata: [
             "hook": "\(binding.name)", "id": "\(record.id)", "attempt": "\(record.attempts)",
             "retryIn": "\(delay)", "error": "\(record.lastError ?? "")"])
-        try? await store?.save([record])
         state.withLock { state in
+            rewrite(&state)
             state.inFlight -= 1
             state.counters.retries += 1
             state.retrying.insert(Entry(record: record, due: ContinuousClock.now + delay))
         }
-        doorbell.ring()
     }
 
     /// Puts dead letters back in the queue (all, or those whose id is in `ids`); returns how many.
     func replay(ids: Set<UInt64>?) async -> Int {
         let revived = state.withLock { state -> [OutboxRecord] in
             var revived: [OutboxRecord] = []
-            var kept: [OutboxRecord] = []
+            var kept = Deque<OutboxRecord>()
             for record in state.dead {
-                if ids == nil || ids!.contains(record.id) {
+                if let ids, !ids.contains(record.id) {
+                    kept.append(record)
+                } else {
                     var again = record
                     again.dead = false
                     again.attempts = 0
                     revived.append(again)
-                } else {
-                    kept.append(record)
                 }
             }
-            state.dead = Deque(kept)
+            state.dead = kept
             state.counters.replayed += revived.count
             return revived
         }
         guard !revived.isEmpty else { return 0 }
-        try? await store?.save(revived)
-        admit(revived)
-        doorbell.ring()
+        pending.add(revived.count, ordering: .relaxed)
+        state.withLock { state in
+            if store != nil { state.rewrites.append(contentsOf: revived) }
+            state.ready.append(contentsOf: revived)
+        }
+        if saverAsleep.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged {
+            saverBell.ring()
+        }
+        for _ in 0..<min(revived.count, binding.delivery.concurrency) { workerBell.ring() }
         return revived.count
     }
 
-    /// Stops the workers after their current attempt.
+    /// Refuses new events and stops the workers after their current attempt.
     func close() {
-        state.withLock { $0.closed = true }
-        doorbell.ring()
+        closed.store(true, ordering: .sequentiallyConsistent)
+        workerBell.ringAll()
+    }
+
+    /// Lets the saver make its last pass (after the workers have stopped) and stop.
+    func stopSaver() {
+        saverStopping.store(true, ordering: .sequentiallyConsistent)
+        saverBell.ringAll()
     }
 }

@@ -4,9 +4,11 @@ import Synchronization
 
 /// The queue of one after hook: new events, retries waiting for their time, and dead letters.
 ///
-/// Enqueueing is a short critical section on this hook's own mutex, so a slow endpoint backs up
-/// only its own queue. Events are saved to the store (when there is one) before their first
-/// attempt, rewritten after each failure and removed once delivered: delivery is at-least-once.
+/// Publishers only reserve a slot (one atomic add against the capacity) and append to one of
+/// several incoming shards chosen by channel, so a keyset-wide hook is not a single lock every
+/// publish meets. A saver task moves incoming events to the store in batches (written before the
+/// first attempt, so they survive a restart) and hands them to the delivery workers; delivered
+/// events are deleted in batches by the same task. The consumer side sits behind `state`.
 final class HookOutbox: Sendable {
     struct Entry: Sendable, Comparable {
         var record: OutboxRecord
@@ -17,49 +19,71 @@ final class HookOutbox: Sendable {
     }
 
     struct State {
-        var incoming: Deque<OutboxRecord> = []
         var ready: Deque<OutboxRecord> = []
         var retrying = Heap<Entry>()
         var dead: Deque<OutboxRecord> = []
+        var deliveredIDs: [UInt64] = []
+        /// Events the workers delivered or wrote themselves since the saver's last pass.
+        var settledIDs: Set<UInt64> = []
+        /// New states of records (failed attempts, dead letters, replays) for the saver to write.
+        var rewrites: [OutboxRecord] = []
         var inFlight = 0
         var counters = HookStats.Counters()
-        var closed = false
     }
+
+    static let shardCount = 8
 
     let binding: HookBinding
     let handler: any AfterHookHandler
     let store: (any HookOutboxStore)?
     let state = Mutex(State())
-    let doorbell = Doorbell()
+    /// Events accepted and not yet delivered, dead-lettered or dropped (incoming, being saved,
+    /// ready, waiting for a retry, or in flight): what the capacity bounds.
+    let pending = Atomic<Int>(0)
+    let enqueued = Atomic<Int>(0)
+    let dropped = Atomic<Int>(0)
+    let lastDropReport = Atomic<Int>(0)
+    let saverAsleep = Atomic<Bool>(false)
+    /// Set by `close()`: no new events, workers finish their attempt and stop.
+    let closed = Atomic<Bool>(false)
+    /// Set once the workers have stopped: the saver makes its last pass and stops.
+    let saverStopping = Atomic<Bool>(false)
+    private let incoming: [IncomingShard]
+    let saverBell = Doorbell()
+    let workerBell = Doorbell()
 
     init(binding: HookBinding, handler: any AfterHookHandler, store: (any HookOutboxStore)?) {
         self.binding = binding
         self.handler = handler
         self.store = store
+        self.incoming = (0..<Self.shardCount).map { _ in IncomingShard() }
     }
 
-    /// Events waiting or being delivered.
-    static func pending(_ state: State) -> Int {
-        state.incoming.count + state.ready.count + state.retrying.count + state.inFlight
-    }
-
-    /// Queues a new event; false (and counted as dropped) when the queue is full.
-    func enqueue(_ record: OutboxRecord) -> Bool {
-        let accepted = state.withLock { state -> Bool in
-            guard Self.pending(state) < binding.delivery.capacity, !state.closed else {
-                state.counters.dropped += 1
-                return false
-            }
-            state.incoming.append(record)
-            state.counters.enqueued += 1
-            return true
+    /// Takes a slot for one event; false (counted as dropped) when the queue is full or closed.
+    func reserve() -> Bool {
+        let now = pending.add(1, ordering: .relaxed).newValue
+        guard now <= binding.delivery.capacity, !closed.load(ordering: .relaxed) else {
+            pending.subtract(1, ordering: .relaxed)
+            dropped.add(1, ordering: .relaxed)
+            return false
         }
-        if accepted { doorbell.ring() }
-        return accepted
+        return true
+    }
+
+    /// Queues an event whose slot was reserved; `shard` spreads publishers over the incoming locks.
+    func push(_ record: OutboxRecord, shard: Int) {
+        incoming[shard & (Self.shardCount - 1)].records.withLock { $0.append(record) }
+        enqueued.add(1, ordering: .relaxed)
+        if saverAsleep.load(ordering: .sequentiallyConsistent),
+           saverAsleep.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged {
+            saverBell.ring()
+        }
     }
 
     /// Puts back what a previous run left: pending entries become ready, dead ones stay dead.
     func restore(_ records: [OutboxRecord]) {
+        let live = records.filter { !$0.dead }.count
+        pending.add(live, ordering: .relaxed)
         state.withLock { state in
             for record in records {
                 if record.dead { state.dead.append(record) } else { state.ready.append(record) }
@@ -67,45 +91,64 @@ final class HookOutbox: Sendable {
         }
     }
 
-    /// Takes the newly queued events to save before they are attempted.
+    /// True when no incoming event waits to be saved.
+    func incomingIsEmpty() -> Bool {
+        incoming.allSatisfy { $0.records.withLock { $0.isEmpty } }
+    }
+
+    /// Every queued incoming event, oldest first within each shard.
     func takeIncoming() -> [OutboxRecord] {
-        state.withLock { state in
-            defer { state.incoming.removeAll() }
-            return Array(state.incoming)
+        var batch: [OutboxRecord] = []
+        for shard in incoming {
+            shard.records.withLock { records in
+                batch.append(contentsOf: records)
+                records.removeAll(keepingCapacity: true)
+            }
         }
+        return batch
     }
 
-    /// Makes saved events available for delivery.
-    func admit(_ records: [OutboxRecord]) {
-        state.withLock { $0.ready.append(contentsOf: records) }
-    }
-
-    /// The next event to attempt now, or when the next retry is due.
-    func next(now: ContinuousClock.Instant) -> (record: OutboxRecord?, wake: ContinuousClock.Instant?) {
+    /// Up to `limit` events to attempt now (due retries first, as they are the older), or when
+    /// the next retry falls due.
+    func next(now: ContinuousClock.Instant, limit: Int) -> (records: [OutboxRecord], wake: ContinuousClock.Instant?) {
         state.withLock { state in
-            if let record = state.ready.popFirst() {
-                state.inFlight += 1
-                return (record, nil)
+            var records: [OutboxRecord] = []
+            while records.count < limit, let first = state.retrying.min, first.due <= now {
+                records.append(state.retrying.removeMin().record)
             }
-            if let first = state.retrying.min, first.due <= now {
-                state.inFlight += 1
-                return (state.retrying.removeMin().record, nil)
+            while records.count < limit, let record = state.ready.popFirst() {
+                records.append(record)
             }
-            return (nil, state.retrying.min?.due)
+            state.inFlight += records.count
+            return (records, records.isEmpty ? state.retrying.min?.due : nil)
         }
     }
 
     /// A snapshot of the queue and counters.
     func stats() -> HookStats {
-        state.withLock { state in
-            HookStats(name: binding.name, trigger: binding.trigger, target: binding.target,
-                      pending: Self.pending(state) - state.inFlight, inFlight: state.inFlight,
-                      deadLetters: state.dead.count, counters: state.counters)
-        }
+        var (inFlight, deadCount, counters) = state.withLock { ($0.inFlight, $0.dead.count, $0.counters) }
+        counters.enqueued = enqueued.load(ordering: .relaxed)
+        counters.dropped = dropped.load(ordering: .relaxed)
+        return HookStats(name: binding.name, trigger: binding.trigger, target: binding.target,
+                         pending: max(pending.load(ordering: .relaxed) - inFlight, 0), inFlight: inFlight,
+                         deadLetters: deadCount, counters: counters)
     }
 
-    /// The dead letters, oldest first.
-    func deadLetters() -> [OutboxRecord] {
-        state.withLock { Array($0.dead) }
+    /// The dead letters, oldest first, at most `limit`.
+    func deadLetters(limit: Int) -> [OutboxRecord] {
+        state.withLock { Array($0.dead.prefix(limit)) }
     }
+
+    /// True at most once per `interval` nanoseconds of `now`: whether a drop should be logged.
+    func shouldReportDrop(nowNanoseconds now: UInt64, interval: UInt64 = 10_000_000_000) -> Bool {
+        let seconds = Int(now / interval)
+        let last = lastDropReport.load(ordering: .relaxed)
+        guard seconds > last else { return false }
+        return lastDropReport.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged
+    }
+}
+
+/// One lock's share of an outbox's incoming events.
+final class IncomingShard: Sendable {
+    let records = Mutex<[OutboxRecord]>([])
 }

@@ -26,6 +26,8 @@ public struct HookSpec: Sendable, Equatable {
     public var delivery = HookBinding.DeliverySettings()
     /// Largest reply read, in bytes.
     public var maxReplyBytes = 64 * 1024
+    /// On-request hooks: calls answered at once.
+    public var maxConcurrentRequests = 64
 
     /// Creates a spec.
     public init(name: String, trigger: HookTrigger, subscribeKey: String, channels: [String], url: String,
