@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "pubnode", targets: ["pubnode"]),
         .executable(name: "pubnode-load", targets: ["pubnode-load"]),
+        .executable(name: "pubnode-cli", targets: ["pubnode-cli"]),
         .library(name: "PubNodeCore", targets: ["PubNodeCore"]),
         .library(name: "PubNodeServer", targets: ["PubNodeServer"]),
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
@@ -88,6 +89,14 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PubNodeClient", dependencies: ["CZlib"]),
+        .target(
+            name: "PubNodeCLI",
+            dependencies: [
+                "PubNodeClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "pubnode-cli", dependencies: ["PubNodeCLI"]),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore"]),
         .testTarget(
             name: "PubNodeWebhooksTests",
@@ -106,6 +115,10 @@ let package = Package(
         .testTarget(
             name: "PubNodeClientTests",
             dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore"]
+        ),
+        .testTarget(
+            name: "PubNodeCLITests",
+            dependencies: ["PubNodeCLI", "pubnode-cli", "PubNodeClient", "PubNodeServer", "PubNodeCore"]
         ),
         .testTarget(
             name: "PubNodeHistorySQLiteTests",
