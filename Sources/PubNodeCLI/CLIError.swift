@@ -50,3 +50,13 @@ func reporting<T>(_ origin: String, _ body: () async throws(PubNodeClientError) 
         throw CLIError(error, origin: origin)
     }
 }
+
+extension GlobalOptions {
+    /// Runs `body` with a client configured from these options; its errors become `CLIError`s
+    /// naming the origin.
+    func request<T>(_ body: (PubNodeClient) async throws(PubNodeClientError) -> T) async throws -> T {
+        let configuration = try configuration()
+        let client = PubNodeClient(configuration: configuration)
+        return try await reporting(configuration.origin) { () async throws(PubNodeClientError) in try await body(client) }
+    }
+}

@@ -45,9 +45,7 @@ public struct GroupAddCommand: AsyncParsableCommand {
 
     /// Adds the channels.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        try await global.request { client async throws(PubNodeClientError) in
             try await client.add(channels: channels, to: group)
         }
         GroupOutput.done("Added \(channels.joined(separator: ", ")) to \(group).", global: global)
@@ -78,9 +76,7 @@ public struct GroupRemoveCommand: AsyncParsableCommand {
 
     /// Removes the channels.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        try await global.request { client async throws(PubNodeClientError) in
             try await client.remove(channels: channels, from: group)
         }
         GroupOutput.done("Removed \(channels.joined(separator: ", ")) from \(group).", global: global)
@@ -110,9 +106,7 @@ public struct GroupListCommand: AsyncParsableCommand {
 
     /// Lists and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let names = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let names = try await global.request { client async throws(PubNodeClientError) in
             if let group { return try await client.listChannels(for: group) }
             return try await client.listChannelGroups()
         }
@@ -141,9 +135,7 @@ public struct GroupDeleteCommand: AsyncParsableCommand {
 
     /// Deletes the group.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        try await global.request { client async throws(PubNodeClientError) in
             try await client.remove(channelGroup: group)
         }
         GroupOutput.done("Deleted \(group).", global: global)

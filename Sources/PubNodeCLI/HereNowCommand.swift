@@ -39,9 +39,7 @@ public struct HereNowCommand: AsyncParsableCommand {
 
     /// Asks the node and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let result = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let result = try await global.request { client async throws(PubNodeClientError) in
             try await client.hereNow(on: channels, and: groups, includeUUIDs: !noUUIDs, includeState: state)
         }
         if global.json {

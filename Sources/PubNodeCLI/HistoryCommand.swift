@@ -74,9 +74,7 @@ public struct HistoryFetchCommand: AsyncParsableCommand {
 
     /// Fetches and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let result = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let result = try await global.request { client async throws(PubNodeClientError) in
             try await client.fetchMessageHistory(for: channels, max: count, start: start, end: end, includeMeta: meta,
                                                  includeCustomMessageType: true)
         }
@@ -126,9 +124,7 @@ public struct HistoryDeleteCommand: AsyncParsableCommand {
 
     /// Deletes and confirms on a terminal.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        try await global.request { client async throws(PubNodeClientError) in
             try await client.deleteMessageHistory(from: channel, start: start, end: end)
         }
         if global.json {
@@ -173,9 +169,7 @@ public struct HistoryCountCommand: AsyncParsableCommand {
 
     /// Counts and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let counts = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let counts = try await global.request { client async throws(PubNodeClientError) in
             try await client.messageCounts(channels: channels, since: since)
         }
         if global.json {

@@ -55,9 +55,7 @@ public struct StateGetCommand: AsyncParsableCommand {
 
     /// Asks the node and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let states = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let states = try await global.request { client async throws(PubNodeClientError) in
             try await client.getPresenceState(for: user, on: channels, and: groups)
         }
         if global.json {

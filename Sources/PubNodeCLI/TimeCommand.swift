@@ -23,9 +23,7 @@ public struct TimeCommand: AsyncParsableCommand {
 
     /// Asks the node and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let timetoken = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let timetoken = try await global.request { client async throws(PubNodeClientError) in
             try await client.time()
         }
         if global.json {

@@ -26,9 +26,7 @@ public struct WhereNowCommand: AsyncParsableCommand {
 
     /// Asks the node and prints.
     public func run() async throws {
-        let configuration = try global.configuration()
-        let client = PubNodeClient(configuration: configuration)
-        let channels = try await reporting(configuration.origin) { () async throws(PubNodeClientError) in
+        let channels = try await global.request { client async throws(PubNodeClientError) in
             try await client.whereNow(uuid: user)
         }
         if global.json {

@@ -1,8 +1,8 @@
 import PubNodeCore
 
-/// A before hook that asks a webhook: the event is POSTed and the reply read as a `HookDecision`
-/// (empty 2xx = pass). Any other status is a failure, handled by the hook's policy.
-public struct WebhookBeforeHandler: BeforeHookHandler {
+/// A hook answered by a webhook: `spec.url` receives the event as a signed JSON POST through
+/// `client`. The same type serves every trigger; the binding decides which entry point runs.
+public struct WebhookHandler: BeforeHookHandler, AfterHookHandler, RequestHookHandler {
     let client: WebhookClient
     let spec: HookSpec
 
@@ -12,39 +12,22 @@ public struct WebhookBeforeHandler: BeforeHookHandler {
         self.spec = spec
     }
 
-    /// POSTs the event and reads the decision.
+    /// Before hooks: POSTs the event and reads the decision (an empty 2xx is a pass). Any other
+    /// status is a failure, handled by the hook's policy.
     public func before(_ event: HookEvent) async throws -> HookDecision {
-        let reply = try await client.post(event.body(), to: spec.url, secret: spec.secret,
-                                          headers: WebhookHeaders.of(spec, event: event.trigger),
-                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes)
+        let reply = try await post(event.body(), headers: [])
         guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
         return try HookDecision.parse(reply: reply.body)
     }
-}
 
-/// An after hook that POSTs each event; a 2xx answer is a delivery, anything else a retry.
-public struct WebhookAfterHandler: AfterHookHandler {
-    let client: WebhookClient
-    let spec: HookSpec
-
-    /// Creates the handler for `spec`.
-    public init(client: WebhookClient, spec: HookSpec) {
-        self.client = client
-        self.spec = spec
-    }
-
-    /// POSTs one delivery.
+    /// After hooks: POSTs one delivery; a 2xx answer delivers it, anything else asks for a retry.
     public func after(_ delivery: HookDelivery) async throws {
-        var headers = WebhookHeaders.of(spec, event: spec.trigger)
-        headers.append(("X-PubNode-Delivery", String(delivery.id)))
-        headers.append(("X-PubNode-Attempt", String(delivery.attempt)))
-        let reply = try await client.post(delivery.body, to: spec.url, secret: spec.secret, headers: headers,
-                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes,
-                                          readBody: false)
-        guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
+        try await deliver(delivery.body, headers: [("X-PubNode-Delivery", String(delivery.id)),
+                                                   ("X-PubNode-Attempt", String(delivery.attempt))])
     }
 
-    /// POSTs several deliveries in one request: `{"batch":[{"id":"…","attempt":1,"event":{…}},…]}`.
+    /// After hooks with `maxBatch` above 1: POSTs several deliveries in one request,
+    /// `{"batch":[{"id":"…","attempt":1,"event":{…}},…]}`.
     public func after(batch: [HookDelivery]) async throws {
         guard batch.count > 1 else {
             if let only = batch.first { try await after(only) }
@@ -59,43 +42,29 @@ public struct WebhookAfterHandler: AfterHookHandler {
             body.append(UInt8(ascii: "}"))
         }
         body.append(contentsOf: "]}".utf8)
-        var headers = WebhookHeaders.of(spec, event: spec.trigger)
-        headers.append(("X-PubNode-Batch", String(batch.count)))
-        let reply = try await client.post(body, to: spec.url, secret: spec.secret, headers: headers,
-                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes,
-                                          readBody: false)
-        guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
-    }
-}
-
-/// An on-request hook: the call is POSTed as a JSON event and the webhook's answer (status,
-/// content type, body) is returned to the caller as it is.
-public struct WebhookRequestHandler: RequestHookHandler {
-    let client: WebhookClient
-    let spec: HookSpec
-
-    /// Creates the handler for `spec`.
-    public init(client: WebhookClient, spec: HookSpec) {
-        self.client = client
-        self.spec = spec
+        try await deliver(body, headers: [("X-PubNode-Batch", String(batch.count))])
     }
 
-    /// Forwards the call.
+    /// On-request hooks: forwards the call as a JSON event and returns the webhook's answer
+    /// (status, content type, body) as it is; a redirect or an impossible status is a failure.
     public func respond(to request: HookRequest) async throws -> HookResponse {
-        let reply = try await client.post(request.eventBody(), to: spec.url, secret: spec.secret,
-                                          headers: WebhookHeaders.of(spec, event: .onRequest),
-                                          timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes)
+        let reply = try await post(request.eventBody(), headers: [])
         guard (200...599).contains(reply.status), !(300..<400).contains(reply.status) else {
             throw HookFailure.status(reply.status)
         }
         return HookResponse(status: reply.status, contentType: reply.contentType ?? "application/json", body: reply.body)
     }
-}
 
-/// The headers every webhook call carries besides the signature.
-enum WebhookHeaders {
-    static func of(_ spec: HookSpec, event: HookTrigger) -> [(String, String)] {
-        [("X-PubNode-Hook", spec.name), ("X-PubNode-Event", event.rawValue)]
+    private func deliver(_ body: [UInt8], headers: [(String, String)]) async throws {
+        let reply = try await post(body, headers: headers, readBody: false)
+        guard (200..<300).contains(reply.status) else { throw HookFailure.status(reply.status) }
+    }
+
+    private func post(_ body: [UInt8], headers: [(String, String)], readBody: Bool = true) async throws -> WebhookClient.Reply {
+        try await client.post(body, to: spec.url, secret: spec.secret,
+                              headers: [("X-PubNode-Hook", spec.name), ("X-PubNode-Event", spec.trigger.rawValue)] + headers,
+                              timeout: .milliseconds(spec.timeoutMilliseconds), maxReplyBytes: spec.maxReplyBytes,
+                              readBody: readBody)
     }
 }
 
@@ -153,11 +122,12 @@ public struct WebhookHooks: Sendable {
                 Task { for client in opened { await client.shutdown() } }
                 throw HookConfigurationError("hook \(spec.name): \(error)")
             }
+            let webhook = WebhookHandler(client: client, spec: spec)
             let handler: HookBinding.Handler
             switch spec.trigger {
-            case .beforePublish, .beforeSignal: handler = .before(WebhookBeforeHandler(client: client, spec: spec))
-            case .afterPublish, .afterSignal, .afterPresence: handler = .after(WebhookAfterHandler(client: client, spec: spec))
-            case .onRequest: handler = .request(WebhookRequestHandler(client: client, spec: spec))
+            case .beforePublish, .beforeSignal: handler = .before(webhook)
+            case .afterPublish, .afterSignal, .afterPresence: handler = .after(webhook)
+            case .onRequest: handler = .request(webhook)
             }
             var binding = HookBinding(name: spec.name, trigger: spec.trigger, subscribeKey: spec.subscribeKey,
                                       channels: spec.channels, handler: handler, target: spec.url)
