@@ -41,6 +41,17 @@ final class HookConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.adminToken, "0123456789abcdef0123")
     }
 
+    func testTheDeployExampleIsAValidConfiguration() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Deploy/pubnode.example.json").standardized.path
+        var configuration = NodeConfiguration()
+        try configuration.apply(fileAt: path)
+        try configuration.validate()
+        XCTAssertEqual(configuration.hooks.map(\.name), ["moderate", "audit"])
+        XCTAssertEqual(configuration.hooks[1].delivery.maxBatch, 50)
+        XCTAssertEqual(configuration.hookAllowList, ["hooks.example.com"])
+    }
+
     func testEnvironmentSetsTheAllowListAndAdminToken() throws {
         var configuration = NodeConfiguration()
         try configuration.apply(environment: ["PUBNODE_HOOK_ALLOW_LIST": "a.example, *.b.example",
