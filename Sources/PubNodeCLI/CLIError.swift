@@ -35,7 +35,17 @@ public struct CLIError: Error, Equatable, CustomStringConvertible {
     static func shorten(_ text: String) -> String {
         guard text.hasPrefix("Error Domain="), let open = text.range(of: "\""),
               let close = text[open.upperBound...].range(of: "\"") else { return text }
-        return String(text[open.upperBound..<close.lowerBound])
+        let message = String(text[open.upperBound..<close.lowerBound])
+        // Foundation on Linux often has no message for connection errors; its code still says what.
+        guard message.isEmpty || message == "(null)" else { return message }
+        let code = text.range(of: "Code=").map { text[$0.upperBound...].prefix { $0 == "-" || $0.isNumber } }.map(String.init)
+        switch code {
+        case "-1004": return "connection refused"
+        case "-1001": return "timed out"
+        case "-1003": return "host not found"
+        case "-1005": return "connection lost"
+        default: return "the connection failed" + (code.map { " (URL error \($0))" } ?? "")
+        }
     }
 
     /// A one-line description.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,6 +16,12 @@ public struct Console: Sendable {
     /// Standard error.
     public static let standardError = Console(fileDescriptor: 2)
 
+    /// Descriptors whose reader has gone (a write failed with EPIPE).
+    static let closed = Mutex<Set<Int32>>([])
+
+    /// True once a write failed because nobody reads the other end any more.
+    public var isClosed: Bool { Console.closed.withLock { $0.contains(fileDescriptor) } }
+
     /// Writes `text`, adding a newline when it does not end with one.
     public func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -25,6 +32,7 @@ public struct Console: Sendable {
                 let written = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
+                    if errno == EPIPE { Console.closed.withLock { $0.insert(fileDescriptor) } }
                     return
                 }
                 offset += written

@@ -38,10 +38,24 @@ public final class OutputFormatter {
         return value
     }
 
-    /// A payload for people: strings as they are, anything else as compact JSON.
+    /// A payload for people: strings as they are (control characters escaped, so a payload can
+    /// neither drive the terminal nor break the one-line-per-message output), anything else as
+    /// compact JSON.
     public func text(of payload: JSONValue) -> String {
-        if case .string(let text) = payload { return text }
-        return payload.jsonString
+        guard case .string(let text) = payload else { return payload.jsonString }
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                escaped += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     // MARK: Messages and signals

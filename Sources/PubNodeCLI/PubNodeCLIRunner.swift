@@ -30,7 +30,7 @@ public enum PubNodeCLIRunner {
     /// (help or version text for status 0, an error otherwise; empty when the command printed its own output).
     public static func execute(_ arguments: [String]) async -> (status: Int32, message: String) {
         do {
-            var command = try PubNodeCLICommand.parseAsRoot(arguments)
+            var command = try PubNodeCLICommand.parseAsRoot(movingGlobalOptions(arguments))
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -40,6 +40,39 @@ public enum PubNodeCLIRunner {
         } catch {
             return outcome(for: error, color: !arguments.contains("--no-color"))
         }
+    }
+
+    /// Global options that take a value, and those that are flags.
+    static let globalOptionsWithValue: Set<String> = ["--origin", "--pub-key", "--sub-key", "--uuid", "--auth", "--timeout"]
+    static let globalFlags: Set<String> = ["--secure", "--json", "--no-color"]
+
+    /// `arguments` with the global options written before the command name (as in
+    /// `pubnode-cli --origin host:port publish chat hi`) moved behind it, where each command
+    /// declares them; everything else keeps its order.
+    static func movingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            if globalFlags.contains(argument) {
+                leading.append(argument)
+            } else if globalOptionsWithValue.contains(name) {
+                leading.append(argument)
+                if !argument.contains("="), index + 1 < arguments.count {
+                    index += 1
+                    leading.append(arguments[index])
+                }
+            } else {
+                break
+            }
+            index += 1
+        }
+        guard !leading.isEmpty else { return arguments }
+        var rest = Array(arguments[index...])
+        let terminator = rest.firstIndex(of: "--") ?? rest.endIndex
+        rest.insert(contentsOf: leading, at: terminator)
+        return rest
     }
 
     /// The exit status and message for an error thrown while parsing or running a command;

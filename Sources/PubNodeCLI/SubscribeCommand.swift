@@ -84,7 +84,6 @@ public struct SubscribeCommand: AsyncParsableCommand {
                 printed += 1
             case .presence(let change):
                 Console.standardOutput.write(printsJSON ? formatter.json(change) : formatter.text(change))
-                printed += 1
             case .status(let change):
                 switch change.current {
                 case .connected:
@@ -111,9 +110,13 @@ public struct SubscribeCommand: AsyncParsableCommand {
                 break
             }
             if let count, printed >= count { break loop }
+            // The reader went away (`| head`): leave and stop quietly.
+            if Console.standardOutput.isClosed { break loop }
         }
         session.stop()
-        if connected { await client.unsubscribeAll() }
+        // A leave is harmless when the subscribe had not got through yet, and needed when it had
+        // reached the node without this process seeing the answer.
+        await client.unsubscribeAll()
         if let failure { throw CLIError(failure, origin: configuration.origin) }
     }
 }

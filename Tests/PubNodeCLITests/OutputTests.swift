@@ -15,6 +15,15 @@ final class OutputTests: XCTestCase {
         XCTAssertEqual(MessageInput.payload(""), .string(""))
     }
 
+    func testTextPayloadsCannotDriveTheTerminalOrBreakLines() {
+        let formatter = OutputFormatter(style: Style(enabled: false))
+        XCTAssertEqual(formatter.text(of: .string("plain é")), "plain é")
+        XCTAssertEqual(formatter.text(of: .string("a\nb\u{1B}[2Jc\t")), "a\\nb\\u001b[2Jc\\t")
+        XCTAssertEqual(CLIError.shorten(#"Error Domain=NSURLErrorDomain Code=-1004 "(null)""#), "connection refused")
+        XCTAssertEqual(CLIError.shorten(#"Error Domain=NSURLErrorDomain Code=-1 "(null)""#), "the connection failed (URL error -1)")
+        XCTAssertEqual(CLIError.shorten(#"Error Domain=X Code=1 "bad thing" UserInfo={}"#), "bad thing")
+    }
+
     func testColourOnlyOnATerminalWithoutNoColor() {
         XCTAssertTrue(Terminal.colorEnabled(isTerminal: true, environment: [:]))
         XCTAssertTrue(Terminal.colorEnabled(isTerminal: true, environment: ["NO_COLOR": ""]))

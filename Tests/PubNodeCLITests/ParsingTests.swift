@@ -19,6 +19,15 @@ final class ParsingTests: XCTestCase {
         XCTAssertFalse(command.lines)
     }
 
+    func testGlobalOptionsMayComeBeforeTheCommand() throws {
+        let moved = PubNodeCLIRunner.movingGlobalOptions(["--origin", "h:9", "--json", "--uuid=u1", "publish", "chat", "--", "-5"])
+        XCTAssertEqual(moved, ["publish", "chat", "--origin", "h:9", "--json", "--uuid=u1", "--", "-5"])
+        let command = try XCTUnwrap(PubNodeCLICommand.parseAsRoot(moved) as? PublishCommand)
+        XCTAssertEqual(command.global.origin, "h:9")
+        XCTAssertEqual(command.message, "-5")
+        XCTAssertEqual(PubNodeCLIRunner.movingGlobalOptions(["publish", "chat", "hi"]), ["publish", "chat", "hi"])
+    }
+
     func testSubscribeArguments() throws {
         let command = try XCTUnwrap(PubNodeCLICommand.parseAsRoot(
             ["subscribe", "chat", "news.*", "--group", "g1", "--group", "g2", "--presence", "--timetoken", "17000000000000000",
