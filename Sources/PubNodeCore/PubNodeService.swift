@@ -22,7 +22,9 @@ public final class PubNodeService: Sendable {
     private let publishKeys: [String: Set<String>]
     private let validator = JSONValidator()
 
-    /// Assembles the service.
+    /// Assembles the service. After-presence hooks are fed by the broker's presence trackers: a
+    /// broker built here by hand needs `presenceObserver: hooks.presenceObserver(subscribeKey:)`
+    /// (the in-memory convenience initializer does this).
     public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock, region: Int = 1,
                 authorizer: any Authorizer = OpenAuthorizer(), hooks: HookEngine = .none(),
                 history: MessageHistory? = nil) {
