@@ -12,7 +12,10 @@ extension SubscriptionLoop {
             let path = ["v2", "subscribe", Percent.encode(configuration.subscribeKey), Percent.list(names.channels), "0"]
             let answer: JSONValue
             do {
-                let request = try request(path, query: query, timeout: configuration.subscribeRequestTimeout)
+                // A handshake (no cursor yet) is answered at once: only a long-poll may take 280 s, so
+                // an unreachable or silent node is noticed after `requestTimeout`.
+                let timeout = cursor == nil ? configuration.requestTimeout : configuration.subscribeRequestTimeout
+                let request = try request(path, query: query, timeout: timeout)
                 answer = try await PubNodeClient.send(request, through: transport)
             } catch {
                 guard current == generation, error != .cancelled else { return }

@@ -25,6 +25,7 @@ final class ScriptedTransport: PubNodeTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var script: [String?]
     private var requests: [URL] = []
+    private var timeouts: [Double] = []
     private var otherRequests: [URL] = []
 
     init(_ script: [String?]) { self.script = script }
@@ -32,6 +33,12 @@ final class ScriptedTransport: PubNodeTransport, @unchecked Sendable {
     var sent: [URL] {
         lock.lock(); defer { lock.unlock() }
         return requests
+    }
+
+    /// The timeout of each subscribe request, in order.
+    var subscribeTimeouts: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return timeouts
     }
 
     /// Requests other than subscribe (heartbeats, leaves).
@@ -48,6 +55,7 @@ final class ScriptedTransport: PubNodeTransport, @unchecked Sendable {
         let step: String?? = {
             lock.lock(); defer { lock.unlock() }
             requests.append(request.url)
+            timeouts.append(request.timeout)
             return script.isEmpty ? .none : .some(script.removeFirst())
         }()
         switch step {
@@ -81,6 +89,17 @@ final class RecoveryTests: XCTestCase {
         XCTAssertEqual(sleeper.gaps, [0.9, 1.8, 3.6, 7.2, 7.2, 0.9, 1.8], "20 % jitter at random 0.5 takes 10 % off")
         XCTAssertEqual(recorder.statuses, [.connecting, .reconnecting, .connected, .reconnecting, .connected])
         XCTAssertTrue(transport.sent.last?.query?.contains("tt=17000000000000000") ?? false, "resumes from the cursor")
+        await client.unsubscribeAll()
+    }
+
+    func testTheHandshakeUsesTheRequestTimeoutAndOnlyLongPollsWaitLonger() async throws {
+        let transport = ScriptedTransport([#"{"t":{"t":"100","r":1},"m":[]}"#])
+        let client = PubNodeClient(configuration: PubNodeConfiguration(subscribeKey: "demo", userId: "u", requestTimeout: 3,
+                                                                       subscribeRequestTimeout: 300),
+                                   transport: transport, sleeper: RecordingSleeper(), random: { 0.5 })
+        await client.subscribe(to: ["c"])
+        for _ in 0..<200 where transport.subscribeTimeouts.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(transport.subscribeTimeouts, [3, 300], "handshake then long-poll")
         await client.unsubscribeAll()
     }
 
