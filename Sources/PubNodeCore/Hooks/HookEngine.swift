@@ -69,7 +69,6 @@ public final class HookEngine: Sendable {
     public func accepted(_ message: PublishedMessage, action: HookAction, subscribeKey: String) {
         guard !outboxes.isEmpty else { return }
         let trigger = HookTrigger.after(message.kind)
-        guard index.has(trigger, in: subscribeKey) else { return }
         let matches = index.matches(trigger, subscribeKey: subscribeKey, channel: message.channel)
         guard !matches.isEmpty else { return }
         enqueue(to: matches, channel: message.channel) {
