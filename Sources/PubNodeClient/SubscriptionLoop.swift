@@ -24,6 +24,11 @@ actor SubscriptionLoop {
     var dedupe: DedupeCache
     var pollTask: Task<Void, Never>?
     var heartbeatTask: Task<Void, Never>?
+    /// When the last long-poll was sent: a leave sent right after it may reach the node first.
+    var lastPollSentAt: ContinuousClock.Instant?
+
+    /// How long a just-sent long-poll is given to reach the node before a leave is repeated.
+    static let leaveSettle: Duration = .milliseconds(250)
 
     init(configuration: PubNodeConfiguration, transport: any PubNodeTransport, hub: EventHub,
          sleeper: any PubNodeSleeper, random: @escaping @Sendable () -> Double) {
@@ -57,8 +62,15 @@ actor SubscriptionLoop {
         guard !leftChannels.isEmpty || !leftGroups.isEmpty else { return }
         hub.emit(.subscriptionChanged(change))
         if channels.isEmpty && groups.isEmpty { cursor = nil }
+        let pollSentAt = lastPollSentAt
         restart()
         await leave(channels: leftChannels.sorted(), groups: leftGroups.sorted())
+        // A long-poll sent a moment ago (on its own connection) may reach the node after the
+        // leave and make the uuid present again; once it has surely arrived, leave once more.
+        if let pollSentAt, ContinuousClock.now - pollSentAt < Self.leaveSettle {
+            try? await Task.sleep(until: pollSentAt + Self.leaveSettle)
+            await leave(channels: leftChannels.sorted(), groups: leftGroups.sorted())
+        }
     }
 
     func unsubscribeAll() async {

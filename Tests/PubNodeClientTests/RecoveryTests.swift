@@ -103,6 +103,19 @@ final class RecoveryTests: XCTestCase {
         await client.unsubscribeAll()
     }
 
+    func testALeaveRightAfterAPollIsRepeatedOnceThePollHasArrived() async throws {
+        for (pause, leaves) in [(UInt64(0), 2), (UInt64(400_000_000), 1)] {
+            let transport = ScriptedTransport([#"{"t":{"t":"100","r":1},"m":[]}"#])
+            let client = client(transport, RecordingSleeper(), policy: .default)
+            await client.subscribe(to: ["c"])
+            for _ in 0..<200 where transport.sent.count < 2 { try await Task.sleep(nanoseconds: 5_000_000) }
+            try await Task.sleep(nanoseconds: pause)
+            await client.unsubscribeAll()
+            let sent = transport.others.filter { $0.path.hasSuffix("/leave") }
+            XCTAssertEqual(sent.count, leaves, "pause \(pause) ns")
+        }
+    }
+
     func testGivesUpAfterMaximumAttempts() async throws {
         let transport = ScriptedTransport([nil, nil, nil, nil, nil, nil])
         let sleeper = RecordingSleeper()
