@@ -14,7 +14,7 @@ extension MessageHistory {
     ///
     /// Loads the latest `bufferSize` unexpired messages of each channel of the keysets that keep
     /// history, limited to the ring's own retention (`bufferRetentionSeconds`).
-    public func restore(into service: PubNodeService) throws(HistoryError) -> RestoreReport {
+    public func restore(into service: Node) throws(HistoryError) -> RestoreReport {
         var report = RestoreReport()
         report.newest = try store.newestTimetoken()
         if let newest = report.newest { service.clock.advance(to: newest.rawValue) }

@@ -2,7 +2,7 @@ import Dispatch
 
 /// The node's message history: which keysets keep it, the store, and the group-commit writer.
 ///
-/// `PubNodeService.publish` hands every stored message to `record`; the history endpoints read
+/// `Node.publish` hands every stored message to `record`; the history endpoints read
 /// through `fetch`, `count` and `delete`, which first commit whatever is still queued so a client
 /// always reads its own acknowledged publishes.
 public final class MessageHistory: Sendable {

@@ -16,12 +16,12 @@ final class PresenceSweep: Sendable {
     private let queue = DispatchQueue(label: "pubnode.presence-sweep")
     private let running = Atomic<Bool>(false)
     private let pending = Mutex<[any Waiter]>([])
-    private let service: PubNodeService
+    private let node: Node
     private let logger: Logger
 
-    /// Creates the sweeper of `service`'s keysets.
-    init(service: PubNodeService, logger: Logger) {
-        self.service = service
+    /// Creates the sweeper of `node`'s keysets.
+    init(node: Node, logger: Logger) {
+        self.node = node
         self.logger = logger
     }
 
@@ -36,7 +36,7 @@ final class PresenceSweep: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             defer { running.store(false, ordering: .releasing) }
-            for keyset in service.broker.allKeysets {
+            for keyset in node.broker.allKeysets {
                 let started = NIODeadline.now()
                 let report = keyset.sweepPresence()
                 pending.withLock { $0.append(contentsOf: report.waiters) }

@@ -31,7 +31,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     init(router: Router) {
         self.router = router
-        self.limits = router.service.limits
+        self.limits = router.node.limits
     }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -147,7 +147,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
             let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")
-            write(ErrorResponses.reply(error, shape: shape, timetoken: router.service.clock.current()), context: context)
+            write(ErrorResponses.reply(error, shape: shape, timetoken: router.node.clock.current()), context: context)
             return
         }
         body = nil

@@ -30,8 +30,8 @@ public struct ServerConfiguration: Sendable {
 public final class PubNodeHTTPServer: Sendable {
     /// The configuration it was started with.
     public let configuration: ServerConfiguration
-    /// The domain service it serves.
-    public let service: PubNodeService
+    /// The domain node it serves.
+    public let node: Node
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
@@ -40,9 +40,9 @@ public final class PubNodeHTTPServer: Sendable {
     private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop)?>(nil)
 
     /// Creates a server; nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, service: PubNodeService, logger: Logger = Logger(label: "pubnode")) {
+    public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode")) {
         self.configuration = configuration
-        self.service = service
+        self.node = node
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.quiesce = QuiescingSlot(ServerQuiescingHelper(group: group))
@@ -51,8 +51,8 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(service: service, region: configuration.region, adminToken: configuration.adminToken)
-        let maxBody = service.limits.maxBodyBytes
+        let router = Router(node: node, region: configuration.region, adminToken: configuration.adminToken)
+        let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -75,16 +75,16 @@ public final class PubNodeHTTPServer: Sendable {
         // loops), buffers and idle channels every `sweepIntervalSeconds` ticks.
         let interval = TimeAmount.seconds(1)
         let channelSweepTicks = max(1, configuration.sweepIntervalSeconds)
-        let service = self.service
+        let node = self.node
         let logger = self.logger
         let sweepLoop = group.next()
         let ticks = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: sweepLoop)
-        let presenceSweep = PresenceSweep(service: service, logger: logger)
+        let presenceSweep = PresenceSweep(node: node, logger: logger)
         let task = sweepLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
             ticks.value += 1
             presenceSweep.tick()
             guard ticks.value % channelSweepTicks == 0 else { return }
-            for keyset in service.broker.allKeysets {
+            for keyset in node.broker.allKeysets {
                 let report = keyset.sweep()
                 if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
                     logger.debug("sweep", metadata: ["reclaimed": "\(report.reclaimedChannels)",
@@ -102,7 +102,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// sizes), gzip request decompression, then the PubNode handler, which writes whole responses.
     static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
         // A connection that sends nothing for longer than a long-poll lasts (plus grace) is closed.
-        let idle = TimeAmount.seconds(Int64(router.service.limits.idleConnectionSeconds))
+        let idle = TimeAmount.seconds(Int64(router.node.limits.idleConnectionSeconds))
         try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))

@@ -8,11 +8,11 @@ extension Router {
     func blocks(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
         let subscribeKey = s[3]
-        guard service.broker.keyset(subscribeKey) != nil else {
+        guard node.broker.keyset(subscribeKey) != nil else {
             return .reply(ErrorResponses.object(status: .badRequest, message: "Invalid Subscribe Key", service: "Blocks"))
         }
         let path = s[4...].joined(separator: "/")
-        guard let hook = service.hooks.requestHook(subscribeKey: subscribeKey, path: path) else {
+        guard let hook = node.hooks.requestHook(subscribeKey: subscribeKey, path: path) else {
             return .reply(ErrorResponses.object(status: .notFound, message: "No on-request hook serves '\(path)'",
                                                 service: "Blocks"))
         }
@@ -20,7 +20,7 @@ extension Router {
         let call = HookRequest(method: request.method.rawValue, subscribeKey: subscribeKey, path: path,
                                query: request.query, headers: Self.forwarded(request.headers),
                                body: body.map { Array($0.readableBytesView) } ?? [])
-        let hooks = service.hooks
+        let hooks = node.hooks
         return .deferred({ answer in
             let executor = EventLoopTaskExecutor.current
             Task(executorPreference: executor) {

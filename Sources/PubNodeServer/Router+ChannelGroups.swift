@@ -7,7 +7,7 @@ extension Router {
         do {
             let s = request.segments
             let subscribeKey = s[3]
-            let broker = try service.keyset(subscribeKey)
+            let broker = try node.keyset(subscribeKey)
             let group = s.count >= 6 ? s[5] : nil
             let deleting = s.count == 7 && s[6] == "remove"
             guard s.count <= 6 || deleting, request.method == .GET else {
@@ -16,7 +16,7 @@ extension Router {
             let adding = request.list("add")
             let removing = request.list("remove")
             let writes = deleting || !adding.isEmpty || !removing.isEmpty
-            try service.authorizer.authorize(AccessRequest(
+            try node.authorizer.authorize(AccessRequest(
                 operation: writes ? .channelGroupWrite : .channelGroupRead, subscribeKey: subscribeKey,
                 channels: adding + removing, groups: group.map { [$0] } ?? [],
                 uuid: request.query["uuid"], authKey: request.query["auth"]))

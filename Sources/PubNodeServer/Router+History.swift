@@ -117,14 +117,14 @@ extension Router {
 
     /// The history of a configured subscribe key, or `invalidKey` / `storageDisabled`.
     private func storage(_ subscribeKey: String) throws(PubNodeError) -> MessageHistory {
-        _ = try service.keyset(subscribeKey)
-        guard let history = service.history, history.isEnabled(subscribeKey) else { throw .storageDisabled }
+        _ = try node.keyset(subscribeKey)
+        guard let history = node.history, history.isEnabled(subscribeKey) else { throw .storageDisabled }
         return history
     }
 
     private func authorizeHistory(_ request: PubNubRequest, subscribeKey: String, channels: [String],
                                   operation: AccessRequest.Operation) throws(PubNodeError) {
-        try service.authorizer.authorize(AccessRequest(operation: operation, subscribeKey: subscribeKey, channels: channels,
+        try node.authorizer.authorize(AccessRequest(operation: operation, subscribeKey: subscribeKey, channels: channels,
                                                        uuid: request.query["uuid"], authKey: request.query["auth"]))
     }
 

@@ -18,12 +18,12 @@ extension Router {
         }
         let s = request.segments
         let hook = request.query["hook"]
-        if let hook, !service.hooks.hasAfterHook(named: hook) {
+        if let hook, !node.hooks.hasAfterHook(named: hook) {
             return .reply(ErrorResponses.object(status: .notFound, message: "No after hook named '\(hook)'", service: "Hooks"))
         }
         switch (request.method, s.count == 3 ? "" : s[3]) {
         case (.GET, "") where s.count == 3:
-            return .reply(.json(#"{"status":200,"service":"Hooks","hooks":[\#(service.hooks.stats().map(Self.render).joined(separator: ","))]}"#))
+            return .reply(.json(#"{"status":200,"service":"Hooks","hooks":[\#(node.hooks.stats().map(Self.render).joined(separator: ","))]}"#))
         case (.GET, "dead-letters") where s.count == 4:
             let limit: Int
             do { limit = try request.integer("limit") ?? 100 } catch { return refuse(error, .object(service: "Hooks")) }
@@ -31,7 +31,7 @@ extension Router {
                 return refuse(.invalidParameter("limit must be 1...1000"), .object(service: "Hooks"))
             }
             var body: [UInt8] = Array(#"{"status":200,"service":"Hooks","deadLetters":["#.utf8)
-            for (index, record) in service.hooks.deadLetters(hook: hook, limit: limit).enumerated() {
+            for (index, record) in node.hooks.deadLetters(hook: hook, limit: limit).enumerated() {
                 if index > 0 { body.append(UInt8(ascii: ",")) }
                 Self.render(record, into: &body)
             }
@@ -46,7 +46,7 @@ extension Router {
                 }
                 ids = Set(parsed.compactMap { $0 })
             }
-            let hooks = service.hooks
+            let hooks = node.hooks
             let chosen = ids
             return .deferred({ answer in
                 Task {

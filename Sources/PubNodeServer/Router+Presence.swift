@@ -121,14 +121,14 @@ extension Router {
     private func presenceCall(_ request: PubNubRequest, requireTarget: Bool = true,
                               _ body: (any KeysetBroker, PresenceTarget) throws(PubNodeError) -> RouteAction) -> RouteAction {
         do throws(PubNodeError) {
-            let broker = try service.keyset(request.segments[3])
+            let broker = try node.keyset(request.segments[3])
             let channelNames = request.segments.count > 5 && request.segments[4] == "channel"
                 ? request.segments[5].split(separator: ",").map(String.init) : []
             let groupNames = request.list("channel-group")
             if requireTarget, channelNames.isEmpty, groupNames.isEmpty {
                 throw PubNodeError.invalidParameter("at least one channel or channel group is required")
             }
-            let parsed = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: service.limits)
+            let parsed = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: node.limits)
             let channels = parsed.channels + parsed.wildcards.map(\.pattern)
             return try body(broker, PresenceTarget(channels: channels, groups: parsed.groups))
         } catch {
@@ -138,7 +138,7 @@ extension Router {
 
     private func authorize(_ operation: AccessRequest.Operation, _ request: PubNubRequest, _ target: PresenceTarget,
                            uuid: String? = nil) throws(PubNodeError) {
-        try service.authorizer.authorize(AccessRequest(
+        try node.authorizer.authorize(AccessRequest(
             operation: operation, subscribeKey: request.segments[3], channels: target.channels, groups: target.groups,
             uuid: uuid ?? request.query["uuid"], authKey: request.query["auth"]))
     }

@@ -22,18 +22,18 @@ extension Router {
                 store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
                 ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
                 authKey: request.query["auth"])
-            switch try service.begin(publishRequest) {
+            switch try node.begin(publishRequest) {
             case .done(let result):
                 return Router.answer(result)
             case .awaitingHooks(let pending):
                 // The before hooks run as a task on the connection's event loop (no thread hop);
                 // while they await, the loop serves other connections.
-                let service = self.service
+                let node = self.node
                 return .deferred({ reply in
                     let executor = EventLoopTaskExecutor.current
                     Task(executorPreference: executor) {
                         do throws(PubNodeError) {
-                            let result = try await service.complete(pending, executor: executor)
+                            let result = try await node.complete(pending, executor: executor)
                             WakeBatcher.wake(result.waiters)
                             switch Router.answer(result) {
                             case .published(let sent, _): reply(sent)
@@ -41,7 +41,7 @@ extension Router {
                             default: break
                             }
                         } catch {
-                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: service.clock.current()))
+                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.clock.current()))
                         }
                     }
                 }, waiters: [])
@@ -55,7 +55,7 @@ extension Router {
 
     /// The answer to an accepted publish: `[1,"Sent","<tt>"]` at once, or, in strict history
     /// mode, once the history commit is done.
-    static func answer(_ result: PubNodeService.PublishResult) -> RouteAction {
+    static func answer(_ result: Node.PublishResult) -> RouteAction {
         var body = ByteBuffer()
         body.reserveCapacity(32)
         body.writeStaticString(#"[1,"Sent",""#)

@@ -7,20 +7,20 @@ extension Router {
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         do {
             let subscribeKey = request.segments[2]
-            let broker = try service.keyset(subscribeKey)
+            let broker = try node.keyset(subscribeKey)
             let channelNames = request.segments[3].split(separator: ",").map(String.init)
             let groupNames = request.list("channel-group")
             guard !channelNames.isEmpty || !groupNames.isEmpty else {
                 throw PubNodeError.invalidParameter("subscribe needs at least one channel or channel group")
             }
-            let subscription = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: service.limits)
+            let subscription = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: node.limits)
             let cursor = try request.timetoken("tt") ?? .zero
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw PubNodeError.invalidParameter("tr must be an integer region")
             }
             let timeout = try Self.heartbeatSeconds(request)
             let state = request.query["state"].map { Array($0.utf8) }
-            try service.authorizer.authorize(AccessRequest(
+            try node.authorizer.authorize(AccessRequest(
                 operation: .subscribe, subscribeKey: subscribeKey, channels: channelNames, groups: groupNames,
                 uuid: request.query["uuid"], authKey: request.query["auth"]))
             var plan = SubscribePlan(broker: broker, subscription: subscription, cursor: cursor, region: region)

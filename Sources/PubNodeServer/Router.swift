@@ -30,18 +30,18 @@ public struct SubscribePlan: Sendable {
     public var wake: [any Waiter] = []
 }
 
-/// Maps PubNub's wire protocol onto `PubNodeService`. Pure: no sockets, so it is tested directly.
+/// Maps PubNub's wire protocol onto `Node`. Pure: no sockets, so it is tested directly.
 public struct Router: Sendable {
-    /// The domain service.
-    public let service: PubNodeService
+    /// The domain node.
+    public let node: Node
     /// The region reported in timetoken objects.
     public let region: Int
     /// Bearer token of the `/v1/admin` endpoints; nil refuses them.
     public let adminToken: String?
 
     /// Creates a router.
-    public init(service: PubNodeService, region: Int = 1, adminToken: String? = nil) {
-        self.service = service
+    public init(node: Node, region: Int = 1, adminToken: String? = nil) {
+        self.node = node
         self.region = region
         self.adminToken = adminToken
     }
@@ -53,7 +53,7 @@ public struct Router: Sendable {
         case (.OPTIONS, _):
             return .reply(.json("{}"))
         case (.GET, "time") where s.count == 2:
-            return .reply(.json("[\(service.clock.current())]"))
+            return .reply(.json("[\(node.clock.current())]"))
         case (.GET, "publish") where s.count == 7, (.POST, "publish") where s.count == 6 || s.count == 7:
             return publish(request, kind: .message)
         case (.GET, "signal") where s.count == 7, (.POST, "signal") where s.count == 6 || s.count == 7:
@@ -79,6 +79,6 @@ public struct Router: Sendable {
 
     /// Converts a thrown domain error to a reply of the given shape.
     func refuse(_ error: PubNodeError, _ shape: ErrorResponses.Shape) -> RouteAction {
-        .reply(ErrorResponses.reply(error, shape: shape, timetoken: service.clock.current()))
+        .reply(ErrorResponses.reply(error, shape: shape, timetoken: node.clock.current()))
     }
 }

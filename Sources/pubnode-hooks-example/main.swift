@@ -55,7 +55,7 @@ try hooks.start()
 var configuration = ServerConfiguration()
 configuration.port = option("--port").flatMap(Int.init) ?? 8091
 if let threads = option("--event-loop-threads").flatMap(Int.init) { configuration.eventLoopThreads = threads }
-let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService(hooks: hooks))
+let server = PubNodeHTTPServer(configuration: configuration, node: Node(hooks: hooks))
 let port = try await server.start()
 FileHandle.standardOutput.write(Data("serving demo/demo on 127.0.0.1:\(port) with \(bindings.count) in-process hook(s)\n".utf8))
 while true { try await Task.sleep(for: .seconds(3600)) }

@@ -119,10 +119,10 @@ struct PubNodeCommand: AsyncParsableCommand {
                                            "target": "\(binding.target)", "policy": "\(binding.policy.rawValue)",
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
-        let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits, clock: clock,
+        let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: clock,
                                      region: configuration.region, hooks: hooks, history: history)
         if let history {
-            let restored = try history.restore(into: service)
+            let restored = try history.restore(into: node)
             logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
             history.startSweeping(everySeconds: 60) { logger.error("history sweep failed", metadata: ["error": "\($0)"]) }
         }
@@ -133,7 +133,7 @@ struct PubNodeCommand: AsyncParsableCommand {
         serverConfiguration.region = configuration.region
         if configuration.eventLoopThreads > 0 { serverConfiguration.eventLoopThreads = configuration.eventLoopThreads }
         serverConfiguration.adminToken = configuration.adminToken
-        let server = PubNodeHTTPServer(configuration: serverConfiguration, service: service, logger: logger)
+        let server = PubNodeHTTPServer(configuration: serverConfiguration, node: node, logger: logger)
         try await server.start()
         logger.info("keysets", metadata: ["subscribeKeys": "\(configuration.keysets.map(\.subscribeKey))"])
         let signal = await TerminationSignal.wait()

@@ -22,7 +22,7 @@ final class TestNode: Sendable {
         let clock = TimetokenClock()
         let history = MessageHistory(store: MemoryHistoryStore(), policies: ["demo": HistoryPolicy()], clock: clock,
                                      flushMilliseconds: 1)
-        let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService(clock: clock, history: history))
+        let server = PubNodeHTTPServer(configuration: configuration, node: Node(clock: clock, history: history))
         let bound = try await server.start()
         return TestNode(server: server, port: bound)
     }

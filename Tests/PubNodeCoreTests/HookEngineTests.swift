@@ -73,8 +73,8 @@ final class HookEngineTests: XCTestCase {
                        uuid: "alice", store: fire ? false : nil, noReplication: fire)
     }
 
-    private func buffered(_ service: PubNodeService, _ channel: String) throws -> [String] {
-        try service.keyset("demo").collect(Fixture.subscription([channel]), after: .zero).deliveries
+    private func buffered(_ node: Node, _ channel: String) throws -> [String] {
+        try node.keyset("demo").collect(Fixture.subscription([channel]), after: .zero).deliveries
             .map { String(decoding: $0.message.payload, as: UTF8.self) }
     }
 
@@ -85,13 +85,13 @@ final class HookEngineTests: XCTestCase {
                 event.message == Array(#""HELLO""#.utf8) ? .abort(status: 451, text: "shouting") : .pass
             },
         ])
-        let service = PubNodeService(hooks: engine)
-        let result = try await service.publish(publish("chat", #""hello""#))
+        let node = Node(hooks: engine)
+        let result = try await node.publish(publish("chat", #""hello""#))
         XCTAssertEqual(String(decoding: result.message.payload, as: UTF8.self), #""HELLO""#)
         XCTAssertEqual(result.message.meta.map { String(decoding: $0, as: UTF8.self) }, #"{"checked":1}"#)
         XCTAssertEqual(try buffered(service, "chat"), [#""HELLO""#])
         do {
-            _ = try await service.publish(publish("rules", #""hello""#))
+            _ = try await node.publish(publish("rules", #""hello""#))
             XCTFail("the second hook aborts what the first one changed")
         } catch {
             XCTAssertEqual(error, .refusedByHook(status: 451, text: "shouting"))
@@ -109,11 +109,11 @@ final class HookEngineTests: XCTestCase {
                 return .pass
             },
         ])
-        let service = PubNodeService(hooks: engine)
-        _ = try await service.publish(publish("open", "1"))
+        let node = Node(hooks: engine)
+        _ = try await node.publish(publish("open", "1"))
         XCTAssertEqual(try buffered(service, "open"), ["1"], "fail-open accepts the message unchanged")
         do {
-            _ = try await service.publish(publish("closed", "1"))
+            _ = try await node.publish(publish("closed", "1"))
             XCTFail("fail-closed refuses")
         } catch {
             guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
@@ -121,7 +121,7 @@ final class HookEngineTests: XCTestCase {
         }
         let started = ContinuousClock.now
         do {
-            _ = try await service.publish(publish("slow", "1"))
+            _ = try await node.publish(publish("slow", "1"))
             XCTFail("a timed-out fail-closed hook refuses")
         } catch {
             guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
@@ -136,11 +136,11 @@ final class HookEngineTests: XCTestCase {
             before("tag") { _ in .modify(message: Array(#"{"tagged":true}"#.utf8), meta: nil) }, after(recorder),
         ])
         try engine.start()
-        let service = PubNodeService(hooks: engine)
-        let hub = try service.keyset("demo")
+        let node = Node(hooks: engine)
+        let hub = try node.keyset("demo")
         let waiter = TestWaiter()
         XCTAssertNil(hub.park(waiter, on: Fixture.subscription(["ops"]), after: .zero))
-        let result = try await service.publish(publish("ops", #"{"tagged":false}"#, fire: true))
+        let result = try await node.publish(publish("ops", #"{"tagged":false}"#, fire: true))
         XCTAssertTrue(result.waiters.isEmpty, "nobody is woken by a fire")
         XCTAssertEqual(try buffered(service, "ops"), [])
         let delivered = await eventually { recorder.deliveries.count == 1 }
@@ -156,9 +156,9 @@ final class HookEngineTests: XCTestCase {
         let recorder = RecordingAfter(failing: 2)
         let engine = try HookEngine(bindings: [after(recorder)])
         try engine.start()
-        let service = PubNodeService(hooks: engine)
+        let node = Node(hooks: engine)
         let started = ContinuousClock.now
-        _ = try await service.publish(publish("chat", #""hi""#))
+        _ = try await node.publish(publish("chat", #""hi""#))
         XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(100), "the publisher does not wait for delivery")
         let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
         XCTAssertTrue(delivered)
@@ -175,8 +175,8 @@ final class HookEngineTests: XCTestCase {
         let recorder = RecordingAfter(failing: 1000)
         let engine = try HookEngine(bindings: [after(recorder, attempts: 2)])
         try engine.start()
-        let service = PubNodeService(hooks: engine)
-        _ = try await service.publish(publish("chat", "1"))
+        let node = Node(hooks: engine)
+        _ = try await node.publish(publish("chat", "1"))
         let dead = await eventually { engine.deadLetters().count == 1 }
         XCTAssertTrue(dead)
         XCTAssertEqual(engine.deadLetters().first?.attempts, 2)
@@ -194,8 +194,8 @@ final class HookEngineTests: XCTestCase {
 
     func testFullOutboxDropsNewEventsAndCountsThem() async throws {
         let engine = try HookEngine(bindings: [after(RecordingAfter(), capacity: 2)])
-        let service = PubNodeService(hooks: engine)
-        for index in 0..<3 { _ = try await service.publish(publish("chat", String(index))) }
+        let node = Node(hooks: engine)
+        for index in 0..<3 { _ = try await node.publish(publish("chat", String(index))) }
         XCTAssertEqual(try buffered(service, "chat"), ["0", "1", "2"], "a full outbox never refuses the publish")
         let stats = try XCTUnwrap(engine.stats().first)
         XCTAssertEqual(stats.pending, 2)
@@ -210,9 +210,9 @@ final class HookEngineTests: XCTestCase {
         binding.delivery.maxDelay = .seconds(60)
         let first = try HookEngine(bindings: [binding], store: store)
         try first.start()
-        let service = PubNodeService(hooks: first)
-        _ = try await service.publish(publish("chat", "1"))
-        _ = try await service.publish(publish("chat", "2"))
+        let node = Node(hooks: first)
+        _ = try await node.publish(publish("chat", "1"))
+        _ = try await node.publish(publish("chat", "2"))
         let attempted = await eventually { store.rows.withLock { $0.values.filter { $0.attempts == 1 }.count } == 2 }
         XCTAssertTrue(attempted, "failed attempts are written back")
         await first.shutdown()
@@ -245,15 +245,15 @@ final class HookEngineTests: XCTestCase {
         binding.timeout = .milliseconds(300)
         let engine = try HookEngine(bindings: [binding], store: store)
         try engine.start()
-        let service = PubNodeService(hooks: engine)
-        for index in 0..<5 { _ = try await service.publish(publish("chat", String(index))) }
+        let node = Node(hooks: engine)
+        for index in 0..<5 { _ = try await node.publish(publish("chat", String(index))) }
         let saved = await eventually { store.rows.withLock { $0.count } == 5 }
         XCTAssertTrue(saved, "queued events reach the store while the only worker is stuck")
         let stopped = ContinuousClock.now
         await engine.shutdown()
         XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(2), "shutdown waits at most for the current attempt")
         XCTAssertEqual(store.rows.withLock { $0.count }, 5, "undelivered events stay stored for the next start")
-        _ = try await service.publish(publish("chat", #""late""#))
+        _ = try await node.publish(publish("chat", #""late""#))
         XCTAssertEqual(engine.stats().first?.counters.dropped, 1, "a closed outbox takes no more events")
     }
 
@@ -263,8 +263,8 @@ final class HookEngineTests: XCTestCase {
         limits.announceMax = 1
         let engine = try HookEngine(bindings: [after(recorder, trigger: .afterPresence)])
         try engine.start()
-        let service = PubNodeService(limits: limits, hooks: engine)
-        let hub = try service.keyset("demo")
+        let node = Node(limits: limits, hooks: engine)
+        let hub = try node.keyset("demo")
         for uuid in ["a", "b", "c"] { _ = try hub.heartbeat(PresenceUpdate(uuid: uuid, channels: ["room"])) }
         _ = hub.leave(uuid: "b", channels: ["room"], groups: [])
         let delivered = await eventually { recorder.deliveries.count == 4 }

@@ -110,7 +110,7 @@ extension Array where Element == Delivery {
     var payloads: [String] { map { String(decoding: $0.message.payload, as: UTF8.self) } }
 }
 
-extension PubNodeService {
+extension Node {
     /// Publishes a request that no before hook applies to, synchronously.
     func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
         switch try begin(request) {

@@ -72,7 +72,7 @@ final class HistoryEndpointTests: XCTestCase {
             XCTAssertEqual(got, status, uri)
             XCTAssertTrue(body.contains(text) && body.contains(#""error":true"#), "\(uri): \(body)")
         }
-        let (_, noHistory) = (0, Router(service: PubNodeService()))
+        let (_, noHistory) = (0, Router(node: Node()))
         XCTAssertEqual(noHistory.call("/v2/history/sub-key/demo/channel/ch").0, 403)
     }
 }

@@ -57,12 +57,12 @@ enum HistoryFixture {
 
     /// A node with history on `store`, its router and its clock.
     static func node(store: any HistoryStore, keysets: [Keyset] = [.demo], policies: [String: HistoryPolicy]? = nil,
-                     wall: any WallClock = SystemWallClock(), strict: Bool = false) -> (PubNodeService, Router) {
+                     wall: any WallClock = SystemWallClock(), strict: Bool = false) -> (Node, Router) {
         let clock = TimetokenClock(wall: wall)
         let history = MessageHistory(store: store, policies: policies ?? ["demo": HistoryPolicy()], clock: clock,
                                      flushMilliseconds: 5, strict: strict)
-        let service = PubNodeService(keysets: keysets, clock: clock, history: history)
-        return (service, Router(service: service))
+        let node = Node(keysets: keysets, clock: clock, history: history)
+        return (node, Router(node: node))
     }
 }
 

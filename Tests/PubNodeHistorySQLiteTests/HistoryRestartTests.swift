@@ -11,16 +11,16 @@ final class HistoryRestartTests: XCTestCase {
         let before: UInt64
         var published: [UInt64] = []
         do {
-            let (service, router) = HistoryFixture.node(store: SQLiteHistoryStore(database: try HistoryDatabase.file(path: path)))
-            before = service.clock.current().rawValue
+            let (node, router) = HistoryFixture.node(store: SQLiteHistoryStore(database: try HistoryDatabase.file(path: path)))
+            before = node.clock.current().rawValue
             for index in 0..<5 { published.append(router.publish("room", "\(index)")) }
-            service.history!.close()
+            node.history!.close()
         }
-        let (service, router) = HistoryFixture.node(store: SQLiteHistoryStore(database: try HistoryDatabase.file(path: path)))
-        let report = try service.history!.restore(into: service)
+        let (node, router) = HistoryFixture.node(store: SQLiteHistoryStore(database: try HistoryDatabase.file(path: path)))
+        let report = try node.history!.restore(into: node)
         XCTAssertEqual(report.messages, 5)
         XCTAssertEqual(report.newest?.rawValue, published.last)
-        XCTAssertGreaterThan(service.clock.next().rawValue, published.last!)
+        XCTAssertGreaterThan(node.clock.next().rawValue, published.last!)
 
         guard case .subscribe(let plan) = router.route(try PubNubRequest(method: .GET, uri: "/v2/subscribe/demo/room/0?tt=\(before)")) else {
             return XCTFail("expected a subscribe")

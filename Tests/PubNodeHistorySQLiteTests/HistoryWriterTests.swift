@@ -58,32 +58,32 @@ final class MessageHistoryTests: XCTestCase {
     func testTTLAndRetentionWithAnInjectedClock() throws {
         let wall = TestClock()
         let store = MemoryHistoryStore()
-        let (service, router) = HistoryFixture.node(store: store, policies: ["demo": HistoryPolicy(retentionHours: 2)], wall: wall)
+        let (node, router) = HistoryFixture.node(store: store, policies: ["demo": HistoryPolicy(retentionHours: 2)], wall: wall)
         router.publish("c", "1", query: "&ttl=1")
         router.publish("c", "2")
         router.publish("c", "3", query: "&ttl=0")
-        let fetch = { (try service.history!.fetch(subscribeKey: "demo", channel: "c", query: HistoryQuery())).map { String(decoding: $0.payload, as: UTF8.self) } }
+        let fetch = { (try node.history!.fetch(subscribeKey: "demo", channel: "c", query: HistoryQuery())).map { String(decoding: $0.payload, as: UTF8.self) } }
         XCTAssertEqual(try fetch(), ["1", "2", "3"])
         wall.advance(hours: 1)
         XCTAssertEqual(try fetch(), ["2", "3"], "ttl=1 expires after one hour")
         wall.advance(hours: 1)
         XCTAssertEqual(try fetch(), ["3"], "retention (2 h) applies without ttl; ttl=0 keeps forever")
         wall.advance(hours: 10_000)
-        XCTAssertEqual(try service.history!.sweep(), 2)
+        XCTAssertEqual(try node.history!.sweep(), 2)
         XCTAssertEqual(try fetch(), ["3"])
     }
 
     func testOnlyStoredMessagesOfEnabledKeysetsAreKept() throws {
         let store = MemoryHistoryStore()
         let keysets = [Keyset.demo, Keyset(publishKey: "p2", subscribeKey: "off")]
-        let (service, router) = HistoryFixture.node(store: store, keysets: keysets,
+        let (node, router) = HistoryFixture.node(store: store, keysets: keysets,
                                                     policies: ["demo": HistoryPolicy(), "off": HistoryPolicy(enabled: false)])
         router.publish("c", "1")
         router.publish("c", "2", query: "&store=0")
         _ = router.call("/signal/demo/demo/0/c/0/3")
         _ = router.call("/publish/demo/demo/0/c/0/4?store=0&norep=true")
         _ = router.call("/publish/p2/off/0/c/0/5")
-        service.history!.writer.flush()
+        node.history!.writer.flush()
         XCTAssertEqual(try store.latest(perChannel: 100, after: .zero, now: 0).map { String(decoding: $0.payload, as: UTF8.self) }, ["1"])
         let (status, body) = router.call("/v3/history/sub-key/off/channel/c")
         XCTAssertEqual(status, 403)

@@ -8,20 +8,20 @@ import XCTest
 /// A node wired to in-memory connections: each `Connection` is an `EmbeddedChannel` carrying the
 /// production pipeline, fed raw HTTP bytes. No sockets.
 final class EmbeddedNode {
-    let service: PubNodeService
+    let node: Node
     let router: Router
 
     init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
          hooks: HookEngine = .none(), adminToken: String? = nil) {
-        service = PubNodeService(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), hooks: hooks)
-        router = Router(service: service, adminToken: adminToken)
+        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), hooks: hooks)
+        router = Router(node: node, adminToken: adminToken)
     }
 
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
     func connect(on loop: EmbeddedEventLoop? = nil) throws -> Connection {
         let channel = loop.map { EmbeddedChannel(loop: $0) } ?? EmbeddedChannel()
         try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router,
-                                                  maxBody: service.limits.maxBodyBytes)
+                                                  maxBody: node.limits.maxBodyBytes)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         return Connection(channel: channel)
     }
@@ -90,7 +90,7 @@ final class Connection {
     var isOpen: Bool { channel.isActive }
 }
 
-extension PubNodeService {
+extension Node {
     /// Publishes a request that no before hook applies to, synchronously.
     func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
         switch try begin(request) {

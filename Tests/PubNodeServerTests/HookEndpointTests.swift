@@ -33,7 +33,7 @@ final class HookEndpointTests: XCTestCase {
         let engine = try HookEngine(bindings: [
             HookBinding(name: "odd", trigger: .onRequest, subscribeKey: "demo", channels: ["odd"], handler: .request(Odd())),
         ])
-        let node = try await SocketNode.start(PubNodeService(hooks: engine))
+        let node = try await SocketNode.start(Node(hooks: engine))
         for (status, expected, body) in [("-1", 502, nil), ("99", 502, nil), ("600", 502, nil), ("204", 204, ""), ("418", 418, "body")] {
             let response = try XCTUnwrap(try node.get("/v1/blocks/sub-key/demo/odd?status=\(status)"))
             XCTAssertEqual(response.status, expected, status)
@@ -47,7 +47,7 @@ final class HookEndpointTests: XCTestCase {
             HookBinding(name: "guard", trigger: .beforePublish, subscribeKey: "demo", channels: ["chat.*"], handler: .before(Guard())),
             HookBinding(name: "echo", trigger: .onRequest, subscribeKey: "demo", channels: ["echo"], handler: .request(Echo())),
         ])
-        return try await SocketNode.start(PubNodeService(hooks: engine))
+        return try await SocketNode.start(Node(hooks: engine))
     }
 
     func testBeforeHookAbortIsAPublishShapedErrorAndPipelinedRequestsWait() async throws {

@@ -27,9 +27,9 @@ final class PresenceConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.keysets[0].presenceSettings(configuration.limits).announceMax, 3)
         XCTAssertEqual(configuration.keysets[1].presenceSettings(configuration.limits).timeoutSeconds, 300)
         XCTAssertNoThrow(try configuration.validate())
-        let service = PubNodeService(keysets: configuration.keysets, limits: configuration.limits)
-        XCTAssertEqual(service.broker.keyset("s")?.presenceSettings.timeoutSeconds, 60)
-        XCTAssertEqual(service.broker.keyset("s2")?.presenceSettings.timeoutSeconds, 300)
+        let node = Node(keysets: configuration.keysets, limits: configuration.limits)
+        XCTAssertEqual(node.broker.keyset("s")?.presenceSettings.timeoutSeconds, 60)
+        XCTAssertEqual(node.broker.keyset("s2")?.presenceSettings.timeoutSeconds, 300)
     }
 
     func testBadKeysetOverridesAreReported() throws {

@@ -26,7 +26,7 @@ final class PresenceEndpointTests: XCTestCase {
     func testHeartbeatBelowTheMinimumIsRaisedAndZeroMeansTheDefault() throws {
         let clock = StepClock()
         let node = EmbeddedNode(wall: clock)
-        let broker = try XCTUnwrap(node.service.broker.keyset("demo"))
+        let broker = try XCTUnwrap(node.node.broker.keyset("demo"))
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=short&heartbeat=5")
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=default&heartbeat=0")
         clock.advance(seconds: 19)

@@ -54,12 +54,12 @@ struct SocketNode {
     let server: PubNodeHTTPServer
     let port: Int
 
-    static func start(_ service: PubNodeService, adminToken: String? = nil) async throws -> SocketNode {
+    static func start(_ node: Node, adminToken: String? = nil) async throws -> SocketNode {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.eventLoopThreads = 1
         configuration.adminToken = adminToken
-        let server = PubNodeHTTPServer(configuration: configuration, service: service)
+        let server = PubNodeHTTPServer(configuration: configuration, node: node)
         return SocketNode(server: server, port: try await server.start())
     }
 

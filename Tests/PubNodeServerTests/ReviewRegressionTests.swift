@@ -53,7 +53,7 @@ final class ReviewRegressionTests: XCTestCase {
         limits.idleConnectionSeconds = 2
         var configuration = ServerConfiguration()
         configuration.port = 0
-        let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService(limits: limits))
+        let server = PubNodeHTTPServer(configuration: configuration, node: Node(limits: limits))
         let port = try await server.start()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let silent = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()

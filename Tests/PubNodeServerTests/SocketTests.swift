@@ -12,7 +12,7 @@ final class SocketTests: XCTestCase {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.eventLoopThreads = 2
-        let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService())
+        let server = PubNodeHTTPServer(configuration: configuration, node: Node())
         let port = try await server.start()
         let base = "http://127.0.0.1:\(port)"
         let session = URLSession(configuration: .ephemeral)

@@ -44,7 +44,7 @@ final class StrictHistorySocketTests: XCTestCase {
         configuration.port = 0
         configuration.eventLoopThreads = 1
         let server = PubNodeHTTPServer(configuration: configuration,
-                                       service: PubNodeService(clock: clock, history: history))
+                                       node: Node(clock: clock, history: history))
         let port = try await server.start()
         let base = "http://127.0.0.1:\(port)"
         let session = URLSession(configuration: .ephemeral)

@@ -51,9 +51,9 @@ class WebhookTestCase: XCTestCase {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
     }
 
-    func buffered(_ service: PubNodeService, _ channel: String) throws -> [String] {
+    func buffered(_ node: Node, _ channel: String) throws -> [String] {
         let subscription = Subscription(channels: [channel], wildcards: [], groups: [])
-        return try service.keyset("demo").collect(subscription, after: .zero).deliveries
+        return try node.keyset("demo").collect(subscription, after: .zero).deliveries
             .map { String(decoding: $0.message.payload, as: UTF8.self) }
     }
 
@@ -64,10 +64,10 @@ final class WebhookHookTests: WebhookTestCase {
     func testAfterPublishWebhookIsSignedAndCarriesTheEvent() async throws {
         let receiver = try receiver()
         let engine = try engine([spec("audit", .afterPublish, receiver.url, channels: ["chat.*"])])
-        let service = PubNodeService(hooks: engine)
+        let node = Node(hooks: engine)
         let payload = #"{"text":"hi","big":123456789012345678901234567890}"#
-        let result = try await service.publish(request("chat.lobby", payload, meta: #"{"lang":"en"}"#))
-        _ = try await service.publish(request("elsewhere", "1"))
+        let result = try await node.publish(request("chat.lobby", payload, meta: #"{"lang":"en"}"#))
+        _ = try await node.publish(request("elsewhere", "1"))
         let got = await receiver.waitFor(1)
         XCTAssertEqual(got.count, 1)
         let hit = try XCTUnwrap(got.first)
@@ -104,13 +104,13 @@ final class WebhookHookTests: WebhookTestCase {
             return .init(status: 204)
         }
         let engine = try engine([spec("moderate", .beforePublish, receiver.url)])
-        let service = PubNodeService(hooks: engine)
-        let modified = try await service.publish(request("room", #"{"text":"shout"}"#))
+        let node = Node(hooks: engine)
+        let modified = try await node.publish(request("room", #"{"text":"shout"}"#))
         XCTAssertEqual(String(decoding: modified.message.payload, as: UTF8.self), #"{"text":"SHOUT"}"#)
         XCTAssertEqual(modified.message.meta.map { String(decoding: $0, as: UTF8.self) }, #"{"moderated":true}"#)
-        _ = try await service.publish(request("room", #"{"text":"fine"}"#))
+        _ = try await node.publish(request("room", #"{"text":"fine"}"#))
         do {
-            _ = try await service.publish(request("room", #"{"text":"badword"}"#))
+            _ = try await node.publish(request("room", #"{"text":"badword"}"#))
             XCTFail("the hook aborts")
         } catch {
             XCTAssertEqual(error, .refusedByHook(status: 403, text: "Language!"))
@@ -129,12 +129,12 @@ final class WebhookHookTests: WebhookTestCase {
             spec("open", .beforePublish, receiver.url, channels: ["open"], timeoutMs: 100, policy: .failOpen),
             spec("closed", .beforePublish, receiver.url, channels: ["closed"], timeoutMs: 100, policy: .failClosed),
         ])
-        let service = PubNodeService(hooks: engine)
+        let node = Node(hooks: engine)
         let started = ContinuousClock.now
-        _ = try await service.publish(request("open", "1"))
+        _ = try await node.publish(request("open", "1"))
         XCTAssertEqual(try buffered(service, "open"), ["1"], "fail-open lets the message through unchanged")
         do {
-            _ = try await service.publish(request("closed", "1"))
+            _ = try await node.publish(request("closed", "1"))
             XCTFail("fail-closed refuses")
         } catch {
             guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
@@ -154,11 +154,11 @@ final class WebhookHookTests: WebhookTestCase {
         var tight = spec("strict", .beforePublish, receiver.url)
         tight.maxReplyBytes = 1024
         let engine = try engine([tight])
-        let service = PubNodeService(hooks: engine)
+        let node = Node(hooks: engine)
         for (payload, expected) in [(#""redirect""#, "HTTP 302"), (#""huge""#, "reply too large"),
                                     (#""garbage""#, "malformed reply"), (#""other""#, "HTTP 500")] {
             do {
-                _ = try await service.publish(request("c", payload))
+                _ = try await node.publish(request("c", payload))
                 XCTFail("\(payload) must be refused under fail-closed")
             } catch {
                 guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
@@ -175,7 +175,7 @@ final class WebhookHookTests: WebhookTestCase {
         var audit = spec("audit", .afterPublish, receiver.url)
         audit.maxReplyBytes = 16
         let engine = try engine([audit])
-        _ = try await PubNodeService(hooks: engine).publish(request("c", "1"))
+        _ = try await Node(hooks: engine).publish(request("c", "1"))
         let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
         XCTAssertTrue(delivered, "a large reply body to an after hook is read and ignored: \(engine.stats())")
         XCTAssertEqual(engine.stats().first?.counters.retries, 0)
@@ -200,12 +200,12 @@ final class WebhookHookTests: WebhookTestCase {
     func testUnreachableAfterWebhookNeverSlowsThePublisher() async throws {
         // A refused connection is retried by the client until the call's deadline.
         let engine = try engine([spec("gone", .afterPublish, "http://127.0.0.1:1/hook", timeoutMs: 100)])
-        let service = PubNodeService(hooks: engine)
+        let node = Node(hooks: engine)
         let clock = ContinuousClock()
         var slowest = Duration.zero
         for index in 0..<50 {
             let started = clock.now
-            _ = try await service.publish(request("c", String(index)))
+            _ = try await node.publish(request("c", String(index)))
             slowest = max(slowest, clock.now - started)
         }
         XCTAssertLessThan(slowest, .milliseconds(50))

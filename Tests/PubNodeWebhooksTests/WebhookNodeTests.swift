@@ -36,8 +36,8 @@ final class WebhookNodeTests: WebhookTestCase {
     func testReceiverFailingTwiceGetsTheEventOnTheThirdAttempt() async throws {
         let receiver = try receiver { _, count in .init(status: count <= 2 ? 500 : 200) }
         let engine = try engine([spec("flaky", .afterPublish, receiver.url)])
-        let service = PubNodeService(hooks: engine)
-        _ = try await service.publish(request("orders", #"{"id":7}"#))
+        let node = Node(hooks: engine)
+        _ = try await node.publish(request("orders", #"{"id":7}"#))
         let got = await receiver.waitFor(3)
         XCTAssertEqual(got.map { $0.headers["x-pubnode-attempt"] }, ["1", "2", "3"])
         XCTAssertEqual(Set(got.map { $0.headers["x-pubnode-delivery"] }).count, 1, "one delivery id across retries")
@@ -56,8 +56,8 @@ final class WebhookNodeTests: WebhookTestCase {
         batched.delivery.maxBatch = 50
         batched.delivery.concurrency = 1
         let engine = try engine([batched], store: nil)
-        let service = PubNodeService(hooks: engine)
-        for index in 0..<20 { _ = try await service.publish(request("c", String(index))) }
+        let node = Node(hooks: engine)
+        for index in 0..<20 { _ = try await node.publish(request("c", String(index))) }
         let delivered = await eventually { engine.stats().first?.counters.delivered == 20 }
         XCTAssertTrue(delivered, "\(engine.stats())")
         var ids = Set<String>()
@@ -95,10 +95,10 @@ final class WebhookNodeTests: WebhookTestCase {
         do {
             let store = SQLiteHookOutboxStore(database: try HistoryDatabase.file(path: path))
             let engine = try engine([patient, fragile], store: store)
-            let service = PubNodeService(hooks: engine)
-            _ = try await service.publish(request("orders", "1"))
-            _ = try await service.publish(request("orders", "2"))
-            _ = try await service.publish(request("audit", "3"))
+            let node = Node(hooks: engine)
+            _ = try await node.publish(request("orders", "1"))
+            _ = try await node.publish(request("orders", "2"))
+            _ = try await node.publish(request("audit", "3"))
             let saved = await eventually {
                 let rows = (try? store.load()) ?? []
                 return rows.filter { $0.attempts == 1 }.count == 3 && rows.contains(where: \.dead)
@@ -126,7 +126,7 @@ final class WebhookNodeTests: WebhookTestCase {
     func testFireReachesWebhooksButNeverSubscribers() async throws {
         let receiver = try receiver()
         let engine = try engine([spec("fires", .afterPublish, receiver.url)])
-        let router = Router(service: PubNodeService(hooks: engine))
+        let router = Router(node: Node(hooks: engine))
         let answer = try await call(router, .GET, "/publish/demo/demo/0/ops/0/%7B%22cmd%22%3A1%7D?store=0&norep=true&uuid=bot")
         XCTAssertEqual(answer.status, 200)
         XCTAssertTrue(answer.body.hasPrefix(#"[1,"Sent",""#), answer.body)
@@ -134,7 +134,7 @@ final class WebhookNodeTests: WebhookTestCase {
         let event = try json(try XCTUnwrap(got.first))
         XCTAssertEqual(event["action"] as? String, "fire")
         XCTAssertEqual((event["message"] as? [String: Any])?["cmd"] as? Int, 1)
-        XCTAssertEqual(try buffered(router.service, "ops"), [], "a fire is not buffered, so no subscriber can receive it")
+        XCTAssertEqual(try buffered(router.node, "ops"), [], "a fire is not buffered, so no subscriber can receive it")
         let history = try await call(router, .GET, "/v2/history/sub-key/demo/channel/ops")
         XCTAssertFalse(history.body.contains("cmd"), history.body)
         await engine.shutdown()
@@ -148,7 +148,7 @@ final class WebhookNodeTests: WebhookTestCase {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.eventLoopThreads = 1
-        let server = PubNodeHTTPServer(configuration: configuration, service: PubNodeService(hooks: engine))
+        let server = PubNodeHTTPServer(configuration: configuration, node: Node(hooks: engine))
         let port = try await server.start()
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         func get(_ path: String) async throws -> (Int, String) {
@@ -172,7 +172,7 @@ final class WebhookNodeTests: WebhookTestCase {
         var echo = spec("echo", .onRequest, receiver.url, channels: ["tools/echo"])
         echo.delivery = HookBinding.DeliverySettings()
         let engine = try engine([echo, spec("down", .onRequest, "http://127.0.0.1:1/", channels: ["down"], timeoutMs: 200)])
-        let router = Router(service: PubNodeService(hooks: engine))
+        let router = Router(node: Node(hooks: engine))
         let answer = try await call(router, .POST, "/v1/blocks/sub-key/demo/tools/echo?x=1", body: "ping",
                                     headers: ["content-type": "text/plain", "authorization": "Bearer secret"])
         XCTAssertEqual(answer.status, 201)
@@ -204,13 +204,13 @@ final class WebhookNodeTests: WebhookTestCase {
         hook.delivery.maxAttempts = 1
         let engine = try engine([hook])
         let token = "0123456789abcdef-token"
-        let router = Router(service: PubNodeService(hooks: engine), adminToken: token)
+        let router = Router(node: Node(hooks: engine), adminToken: token)
         let auth = ["authorization": "Bearer \(token)"]
-        _ = try await router.service.publish(request("c", "1"))
+        _ = try await router.node.publish(request("c", "1"))
         let dead = await eventually { engine.deadLetters().count == 1 }
         XCTAssertTrue(dead)
 
-        let closed = try await call(Router(service: router.service), .GET, "/v1/admin/hooks", headers: auth)
+        let closed = try await call(Router(node: router.node), .GET, "/v1/admin/hooks", headers: auth)
         XCTAssertEqual(closed.status, 403, "no token configured: admin is off")
         let wrong = try await call(router, .GET, "/v1/admin/hooks", headers: ["authorization": "Bearer nope"])
         XCTAssertEqual(wrong.status, 401)

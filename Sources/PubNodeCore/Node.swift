@@ -2,7 +2,7 @@
 ///
 /// The HTTP front decodes requests into domain values and calls these methods; every domain rule
 /// (names, JSON validity, sizes, fire semantics) is applied here once.
-public final class PubNodeService: Sendable {
+public final class Node: Sendable {
     /// The configured key pairs.
     public let keysets: [Keyset]
     /// The limits in force.
