@@ -89,14 +89,14 @@ final class HookEngineTests: XCTestCase {
         let result = try await node.publish(publish("chat", #""hello""#))
         XCTAssertEqual(String(decoding: result.message.payload, as: UTF8.self), #""HELLO""#)
         XCTAssertEqual(result.message.meta.map { String(decoding: $0, as: UTF8.self) }, #"{"checked":1}"#)
-        XCTAssertEqual(try buffered(service, "chat"), [#""HELLO""#])
+        XCTAssertEqual(try buffered(node, "chat"), [#""HELLO""#])
         do {
             _ = try await node.publish(publish("rules", #""hello""#))
             XCTFail("the second hook aborts what the first one changed")
         } catch {
             XCTAssertEqual(error, .refusedByHook(status: 451, text: "shouting"))
         }
-        XCTAssertEqual(try buffered(service, "rules"), [], "an aborted message is not buffered")
+        XCTAssertEqual(try buffered(node, "rules"), [], "an aborted message is not buffered")
     }
 
     func testFailurePoliciesApplyToErrorsAndTimeouts() async throws {
@@ -111,7 +111,7 @@ final class HookEngineTests: XCTestCase {
         ])
         let node = Node(hooks: engine)
         _ = try await node.publish(publish("open", "1"))
-        XCTAssertEqual(try buffered(service, "open"), ["1"], "fail-open accepts the message unchanged")
+        XCTAssertEqual(try buffered(node, "open"), ["1"], "fail-open accepts the message unchanged")
         do {
             _ = try await node.publish(publish("closed", "1"))
             XCTFail("fail-closed refuses")
@@ -142,7 +142,7 @@ final class HookEngineTests: XCTestCase {
         XCTAssertNil(hub.park(waiter, on: Fixture.subscription(["ops"]), after: .zero))
         let result = try await node.publish(publish("ops", #"{"tagged":false}"#, fire: true))
         XCTAssertTrue(result.waiters.isEmpty, "nobody is woken by a fire")
-        XCTAssertEqual(try buffered(service, "ops"), [])
+        XCTAssertEqual(try buffered(node, "ops"), [])
         let delivered = await eventually { recorder.deliveries.count == 1 }
         XCTAssertTrue(delivered)
         let event = try XCTUnwrap(recorder.deliveries.first?.event)
@@ -196,7 +196,7 @@ final class HookEngineTests: XCTestCase {
         let engine = try HookEngine(bindings: [after(RecordingAfter(), capacity: 2)])
         let node = Node(hooks: engine)
         for index in 0..<3 { _ = try await node.publish(publish("chat", String(index))) }
-        XCTAssertEqual(try buffered(service, "chat"), ["0", "1", "2"], "a full outbox never refuses the publish")
+        XCTAssertEqual(try buffered(node, "chat"), ["0", "1", "2"], "a full outbox never refuses the publish")
         let stats = try XCTUnwrap(engine.stats().first)
         XCTAssertEqual(stats.pending, 2)
         XCTAssertEqual(stats.counters.dropped, 1)

@@ -104,7 +104,7 @@ final class NodeTests: XCTestCase {
         let node = node(keysets: [Keyset(publishKey: "p1", subscribeKey: "s"), Keyset(publishKey: "p2", subscribeKey: "s")])
         _ = try node.publishNow(request("ch", "1", publishKey: "p1", subscribeKey: "s"))
         _ = try node.publishNow(request("ch", "2", publishKey: "p2", subscribeKey: "s"))
-        XCTAssertEqual(try buffered(service, key: "s").payloads, ["1", "2"])
+        XCTAssertEqual(try buffered(node, key: "s").payloads, ["1", "2"])
     }
 
     func testTheAuthorizerSeesEachOperationAndCanRefuseIt() throws {
@@ -131,7 +131,7 @@ final class NodeTests: XCTestCase {
         let node = node()
         XCTAssertEqual(Fixture.pubNodeError { _ = try node.publishNow(self.request("a.*")) }, .publishToWildcard("a.*"))
         XCTAssertEqual(Fixture.pubNodeError { _ = try node.publishNow(self.request("*")) }, .publishToWildcard("*"))
-        XCTAssertTrue(try buffered(service, "a.b").isEmpty)
+        XCTAssertTrue(try buffered(node, "a.b").isEmpty)
     }
 
     func testInvalidChannelIsRefused() {

@@ -115,7 +115,7 @@ final class WebhookHookTests: WebhookTestCase {
         } catch {
             XCTAssertEqual(error, .refusedByHook(status: 403, text: "Language!"))
         }
-        XCTAssertEqual(try buffered(service, "room"), [#"{"text":"SHOUT"}"#, #"{"text":"fine"}"#])
+        XCTAssertEqual(try buffered(node, "room"), [#"{"text":"SHOUT"}"#, #"{"text":"fine"}"#])
         let first = try json(try XCTUnwrap(receiver.requests.first))
         XCTAssertEqual(first["event"] as? String, "before-publish")
         XCTAssertNil(first["timetoken"], "a before event has no timetoken yet")
@@ -132,7 +132,7 @@ final class WebhookHookTests: WebhookTestCase {
         let node = Node(hooks: engine)
         let started = ContinuousClock.now
         _ = try await node.publish(request("open", "1"))
-        XCTAssertEqual(try buffered(service, "open"), ["1"], "fail-open lets the message through unchanged")
+        XCTAssertEqual(try buffered(node, "open"), ["1"], "fail-open lets the message through unchanged")
         do {
             _ = try await node.publish(request("closed", "1"))
             XCTFail("fail-closed refuses")
@@ -166,7 +166,7 @@ final class WebhookHookTests: WebhookTestCase {
             }
         }
         XCTAssertEqual(receiver.requests.count, 4, "the redirect was not followed")
-        XCTAssertEqual(try buffered(service, "c"), [])
+        XCTAssertEqual(try buffered(node, "c"), [])
     }
 
     func testAfterWebhookDeliveryNeedsOnlyA2xxStatus() async throws {
@@ -211,7 +211,7 @@ final class WebhookHookTests: WebhookTestCase {
         XCTAssertLessThan(slowest, .milliseconds(50))
         let retried = await eventually { (engine.stats().first?.counters.retries ?? 0) >= 50 }
         XCTAssertTrue(retried, "\(engine.stats())")
-        XCTAssertEqual(try buffered(service, "c").count, 50)
+        XCTAssertEqual(try buffered(node, "c").count, 50)
         await engine.shutdown()
     }
 }
