@@ -131,6 +131,15 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "pubnodeTests",
+            dependencies: [
+                "pubnode",
+                "PubNodeServer",
+                "PubNodeCore",
+                "PubNodeHistorySQLite",
+            ]
+        ),
+        .testTarget(
             name: "PubNodeServerTests",
             dependencies: [
                 "PubNodeServer",

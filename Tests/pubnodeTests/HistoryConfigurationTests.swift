@@ -1,6 +1,6 @@
 import Foundation
 import PubNodeCore
-import PubNodeServer
+@testable import pubnode
 import XCTest
 
 final class HistoryConfigurationTests: XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
 import PubNodeCore
-@testable import PubNodeServer
+@testable import pubnode
 import XCTest
 
 final class PresenceConfigurationTests: XCTestCase {

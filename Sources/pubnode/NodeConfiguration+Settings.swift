@@ -1,0 +1,86 @@
+import PubNodeCore
+
+extension NodeConfiguration {
+    /// Every setting, declared once: file key, flag, environment variable, accepted values, help
+    /// and where it is stored. Defaults are the values of `NodeConfiguration()`.
+    static let settings: [Setting] = [
+        .text("host", flag: "host", environment: "PUBNODE_HOST", \.host, allowed: "address",
+              help: "Address to bind."),
+        .integer("port", flag: "port", environment: "PUBNODE_PORT", \.port, in: 0...65535,
+                 help: "Port to bind (0 picks a free one)."),
+        .text("dataDir", flag: "data-dir", environment: "PUBNODE_DATA_DIR", \.dataDirectory, allowed: "path",
+              help: "Directory for the node's files (history database, hook outbox)."),
+        .text("logLevel", flag: "log-level", environment: "PUBNODE_LOG_LEVEL", \.logLevel,
+              allowed: logLevels.joined(separator: "|"), help: "Log level.") { value throws(ConfigurationError) in
+            guard logLevels.contains(value.lowercased()) else {
+                throw ConfigurationError("logLevel must be one of \(logLevels.joined(separator: ", "))")
+            }
+            return value.lowercased()
+        },
+        .integer("region", flag: "region", environment: "PUBNODE_REGION", \.region, in: 0...Int(Int32.max),
+                 help: "Region number reported in timetokens."),
+        .integer("eventLoopThreads", flag: "event-loop-threads", environment: "PUBNODE_EVENT_LOOP_THREADS",
+                 \.eventLoopThreads, in: 0...256, help: "Event-loop threads; 0 = one per core."),
+        keysetsSetting,
+        .limit("bufferSize", flag: "buffer-size", environment: "PUBNODE_BUFFER_SIZE", \.limits.bufferSize,
+               help: "Messages kept per channel."),
+        .limit("messagesPerResponse", flag: "messages-per-response", environment: "PUBNODE_MESSAGES_PER_RESPONSE",
+               \.limits.messagesPerResponse, help: "Most messages per subscribe response."),
+        .limit("maxMessageBytes", flag: "max-message-bytes", environment: "PUBNODE_MAX_MESSAGE_BYTES",
+               \.limits.maxMessageBytes, help: "Message size limit, in bytes."),
+        .limit("maxSignalBytes", flag: "max-signal-bytes", environment: "PUBNODE_MAX_SIGNAL_BYTES",
+               \.limits.maxSignalBytes, help: "Signal payload limit, in bytes."),
+        .limit("maxBodyBytes", flag: "max-body-bytes", environment: "PUBNODE_MAX_BODY_BYTES",
+               \.limits.maxBodyBytes, help: "Request body limit, in bytes."),
+        .limit("maxChannelsPerSubscribe", flag: "max-channels-per-subscribe",
+               environment: "PUBNODE_MAX_CHANNELS_PER_SUBSCRIBE", \.limits.maxChannelsPerSubscribe,
+               help: "Channels per subscribe."),
+        .limit("maxGroupsPerSubscribe", flag: "max-groups-per-subscribe", environment: "PUBNODE_MAX_GROUPS_PER_SUBSCRIBE",
+               \.limits.maxGroupsPerSubscribe, help: "Channel groups per subscribe."),
+        .limit("maxChannelsPerGroup", flag: "max-channels-per-group", environment: "PUBNODE_MAX_CHANNELS_PER_GROUP",
+               \.limits.maxChannelsPerGroup, help: "Channels per channel group."),
+        .limit("longPollTimeoutSeconds", flag: "long-poll-timeout", environment: "PUBNODE_LONG_POLL_TIMEOUT_SECONDS",
+               \.limits.longPollTimeoutSeconds, help: "Seconds a subscribe stays parked."),
+        .limit("idleChannelSeconds", flag: "idle-channel-seconds", environment: "PUBNODE_IDLE_CHANNEL_SECONDS",
+               \.limits.idleChannelSeconds, help: "Seconds before an empty idle channel is reclaimed."),
+        .limit("bufferRetentionSeconds", flag: "buffer-retention", environment: "PUBNODE_BUFFER_RETENTION_SECONDS",
+               \.limits.bufferRetentionSeconds, help: "Seconds a buffered message is kept; 0 = until pushed out."),
+        .limit("idleConnectionSeconds", flag: "idle-connection-seconds", environment: "PUBNODE_IDLE_CONNECTION_SECONDS",
+               \.limits.idleConnectionSeconds,
+               help: "Seconds a silent connection is kept open; must exceed the long-poll timeout."),
+        .limit("presenceTimeoutSeconds", flag: "presence-timeout", environment: "PUBNODE_PRESENCE_TIMEOUT_SECONDS",
+               \.limits.presenceTimeoutSeconds, help: "Seconds a uuid stays present without a heartbeat."),
+        .limit("presenceMinTimeoutSeconds", flag: "presence-min-timeout",
+               environment: "PUBNODE_PRESENCE_MIN_TIMEOUT_SECONDS", \.limits.presenceMinTimeoutSeconds,
+               help: "Shortest presence timeout a client may ask for."),
+        .limit("announceMax", flag: "announce-max", environment: "PUBNODE_ANNOUNCE_MAX", \.limits.announceMax,
+               help: "Occupancy above which interval events replace per-uuid ones."),
+        .limit("presenceIntervalSeconds", flag: "presence-interval", environment: "PUBNODE_PRESENCE_INTERVAL_SECONDS",
+               \.limits.presenceIntervalSeconds, help: "Seconds between interval presence events."),
+        .limit("maxStateBytes", flag: "max-state-bytes", environment: "PUBNODE_MAX_STATE_BYTES",
+               \.limits.maxStateBytes, help: "Presence state size limit per uuid and channel, in bytes."),
+        .integer("sweepIntervalSeconds", flag: "sweep-interval-seconds", environment: "PUBNODE_SWEEP_INTERVAL_SECONDS",
+                 \.sweepIntervalSeconds, in: 1...3600,
+                 help: "Seconds between sweeps of expired buffered messages and idle channels."),
+        .boolean("historyEnabled", flag: "history-enabled", environment: "PUBNODE_HISTORY_ENABLED", \.history.enabled,
+                 help: "Keep message history (a keyset entry may override it)."),
+        .integer("historyRetentionHours", flag: "history-retention-hours", environment: "PUBNODE_HISTORY_RETENTION_HOURS",
+                 \.history.retentionHours, in: HistoryConfiguration.retentionRange,
+                 help: "Hours history keeps a message without ttl; 0 = forever (a keyset entry may override it)."),
+        .integer("historyFlushMilliseconds", flag: "history-flush-ms", environment: "PUBNODE_HISTORY_FLUSH_MILLISECONDS",
+                 \.history.flushMilliseconds, in: 0...1000,
+                 help: "Longest wait before stored messages are committed (group commit)."),
+        .boolean("historyStrict", flag: "history-strict", environment: "PUBNODE_HISTORY_STRICT", \.history.strict,
+                 help: "Acknowledge stored publishes only after their commit."),
+        hookAllowListSetting,
+        adminTokenSetting,
+    ]
+
+    /// Log level names swift-log knows.
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// The setting with file key `key`.
+    static func setting(_ key: String) -> Setting? {
+        settings.first { $0.key == key }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import PubNodeCore
+import PubNodeServer
+
+/// Everything the node is configured with, merged from defaults, a config file, the environment
+/// and flags (later sources win: flags over environment over file over defaults).
+///
+/// The values here are the defaults; every setting's names, range and help are declared once, in
+/// `NodeConfiguration.settings` (`NodeConfiguration+Settings.swift`).
+struct NodeConfiguration: Sendable, Equatable {
+    /// Address to bind.
+    var host = "127.0.0.1"
+    /// Port to bind.
+    var port = 8090
+    /// Directory for the node's files (history database, outbox).
+    var dataDirectory = "./pubnode-data"
+    /// swift-log level name (trace, debug, info, notice, warning, error, critical).
+    var logLevel = "info"
+    /// Region number reported in timetoken objects.
+    var region = 1
+    /// Event-loop threads; 0 means one per core.
+    var eventLoopThreads = 0
+    /// The key pairs served; the embedded default is the open `demo`/`demo` keyset.
+    var keysets: [Keyset] = [.demo]
+    /// Limits shared by every keyset.
+    var limits = Limits()
+    /// Seconds between channel sweeps (expired buffered messages, idle channels).
+    var sweepIntervalSeconds = 10
+    /// Message history settings.
+    var history = HistoryConfiguration()
+    /// Webhooks (config file `hooks`).
+    var hooks: [HookSpec] = []
+    /// Hosts webhooks may call; empty allows any (config `hookAllowList`, comma-separated in the environment).
+    var hookAllowList: [String] = []
+    /// Bearer token of the `/v1/admin` endpoints; they are refused without one.
+    var adminToken: String?
+
+    /// The defaults.
+    init() {}
+
+    /// Checks the merged result.
+    func validate() throws(ConfigurationError) {
+        try limits.validate()
+        guard !keysets.isEmpty else { throw ConfigurationError("at least one keyset is required") }
+        let subscribeKeys = Set(keysets.map(\.subscribeKey))
+        for hook in hooks where !subscribeKeys.contains(hook.subscribeKey) {
+            throw ConfigurationError("hook \(hook.name): subscribeKey \(hook.subscribeKey) is not a configured keyset")
+        }
+        for keyset in keysets {
+            do { try keyset.presenceSettings(limits).validate() } catch {
+                throw ConfigurationError("keyset \(keyset.subscribeKey): \(error.description)")
+            }
+        }
+    }
+
+    /// The history database file inside the data directory.
+    var historyDatabasePath: String {
+        (dataDirectory.hasSuffix("/") ? dataDirectory : dataDirectory + "/") + "history.sqlite"
+    }
+
+    /// What the HTTP front needs of it.
+    var server: ServerConfiguration {
+        var server = ServerConfiguration()
+        server.host = host
+        server.port = port
+        server.region = region
+        server.sweepIntervalSeconds = sweepIntervalSeconds
+        if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
+        server.adminToken = adminToken
+        return server
+    }
+}
