@@ -94,6 +94,33 @@ public final class MessageHistory: Sendable {
         }
     }
 
+    /// Removes expired messages in chunks of `chunk`, each on the writer's queue between its
+    /// commits, without blocking the caller's thread; returns how many. The node's periodic
+    /// history sweep calls this.
+    @discardableResult
+    public func sweepExpired(chunk: Int = 10_000) async throws(HistoryError) -> Int {
+        var total = 0
+        while true {
+            let removed = try await expireOnWriterQueue(limit: chunk)
+            total += removed
+            if removed < chunk { return total }
+        }
+    }
+
+    /// Removes up to `limit` expired messages on the writer's queue.
+    private func expireOnWriterQueue(limit: Int) async throws(HistoryError) -> Int {
+        let result: Result<Int, HistoryError> = await withCheckedContinuation { continuation in
+            writer.perform { [store, clock] in
+                do throws(HistoryError) {
+                    continuation.resume(returning: .success(try store.expire(now: clock.nowNanoseconds(), limit: limit)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// Sweeps every `seconds` on the writer's queue; failures go to `onError`.
     public func startSweeping(everySeconds seconds: Int, onError: @escaping @Sendable (HistoryError) -> Void = { _ in }) {
         sweeper.start(every: seconds) { [weak self] in

@@ -73,6 +73,23 @@ final class MessageHistoryTests: XCTestCase {
         XCTAssertEqual(try fetch(), ["3"])
     }
 
+    func testTheExpirySweepRemovesExpiredMessagesInChunksOnTheWriterQueue() async throws {
+        let wall = TestClock()
+        let store = MemoryHistoryStore()
+        let (node, router) = HistoryFixture.node(store: store, policies: ["demo": HistoryPolicy(retentionHours: 1)], wall: wall)
+        for index in 0..<5 { router.publish("c", "\(index)") }
+        router.publish("c", "99", query: "&ttl=0")
+        wall.advance(hours: 2)
+        let history = try XCTUnwrap(node.history)
+        history.writer.flush()
+        let removed = try await history.sweepExpired(chunk: 2)
+        XCTAssertEqual(removed, 5, "three chunks: 2, 2, then 1")
+        let again = try await history.sweepExpired(chunk: 2)
+        XCTAssertEqual(again, 0)
+        let left = try history.fetch(subscribeKey: "demo", channel: "c", query: HistoryQuery())
+        XCTAssertEqual(left.map { String(decoding: $0.payload, as: UTF8.self) }, ["99"])
+    }
+
     func testOnlyStoredMessagesOfEnabledKeysetsAreKept() throws {
         let store = MemoryHistoryStore()
         let keysets = [Keyset.demo, Keyset(publishKey: "p2", subscribeKey: "off")]
