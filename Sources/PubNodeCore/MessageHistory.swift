@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The node's message history: which keysets keep it, the store, and the group-commit writer.
 ///
 /// `Node.publish` hands every stored message to `record`; the history endpoints read
@@ -15,7 +13,6 @@ public final class MessageHistory: Sendable {
     /// Supplies "now" for expiry (and `publishedAt` of messages stored).
     public let clock: TimetokenClock
     private let policies: [String: HistoryPolicy]
-    private let sweeper = SweepTimer()
 
     /// Creates the history of the keysets in `policies` (by subscribe key; unlisted keys keep none).
     public init(store: any HistoryStore, policies: [String: HistoryPolicy], clock: TimetokenClock,
@@ -121,27 +118,8 @@ public final class MessageHistory: Sendable {
         return try result.get()
     }
 
-    /// Sweeps every `seconds` on the writer's queue; failures go to `onError`.
-    public func startSweeping(everySeconds seconds: Int, onError: @escaping @Sendable (HistoryError) -> Void = { _ in }) {
-        sweeper.start(every: seconds) { [weak self] in
-            self?.sweepStep(chunk: 10_000, onError: onError)
-        }
-    }
-
-    /// Removes one chunk on the writer's queue, queueing the next chunk behind pending commits.
-    private func sweepStep(chunk: Int, onError: @escaping @Sendable (HistoryError) -> Void) {
-        writer.perform { [self] in
-            do throws(HistoryError) {
-                if try store.expire(now: clock.nowNanoseconds(), limit: chunk) == chunk {
-                    sweepStep(chunk: chunk, onError: onError)
-                }
-            } catch { onError(error) }
-        }
-    }
-
-    /// Stops sweeping and commits everything queued.
+    /// Commits everything queued (the periodic sweep has stopped before).
     public func close() {
-        sweeper.stop()
         writer.flush()
     }
 

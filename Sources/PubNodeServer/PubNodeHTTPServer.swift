@@ -17,8 +17,6 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopThreads: Int = System.coreCount
     /// Region number reported in timetoken objects.
     public var region: Int = 1
-    /// Seconds between sweeps that expire buffered messages and reclaim idle channels.
-    public var sweepIntervalSeconds: Int = 10
     /// Bearer token of the `/v1/admin` endpoints; they are refused while it is nil.
     public var adminToken: String?
 
@@ -27,6 +25,9 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// The HTTP/1.1 server: SwiftNIO channel handlers on event loops, one `PubNodeHTTPHandler` per connection.
+///
+/// It only serves requests; periodic work (presence timeouts, idle channels, expired history)
+/// runs beside it through `NodeSweeps`.
 public final class PubNodeHTTPServer: Sendable {
     /// The configuration it was started with.
     public let configuration: ServerConfiguration
@@ -37,7 +38,6 @@ public final class PubNodeHTTPServer: Sendable {
     /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
     private let quiesce: QuiescingSlot
     private let listener = Mutex<(any Channel)?>(nil)
-    private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop)?>(nil)
 
     /// Creates a server; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode")) {
@@ -71,28 +71,6 @@ public final class PubNodeHTTPServer: Sendable {
             }
         let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
         listener.withLock { $0 = channel }
-        // One tick a second: presence timeouts and interval events every tick (off the event
-        // loops), buffers and idle channels every `sweepIntervalSeconds` ticks.
-        let interval = TimeAmount.seconds(1)
-        let channelSweepTicks = max(1, configuration.sweepIntervalSeconds)
-        let node = self.node
-        let logger = self.logger
-        let sweepLoop = group.next()
-        let ticks = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: sweepLoop)
-        let presenceSweep = PresenceSweep(node: node, logger: logger)
-        let task = sweepLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            ticks.value += 1
-            presenceSweep.tick()
-            guard ticks.value % channelSweepTicks == 0 else { return }
-            for keyset in node.broker.allKeysets {
-                let report = keyset.sweep()
-                if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
-                    logger.debug("sweep", metadata: ["reclaimed": "\(report.reclaimedChannels)",
-                                                     "expired": "\(report.expiredMessages)"])
-                }
-            }
-        }
-        sweeper.withLock { $0 = (task, sweepLoop) }
         let port = channel.localAddress?.port ?? configuration.port
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
@@ -114,12 +92,10 @@ public final class PubNodeHTTPServer: Sendable {
 
     /// Drains gracefully: stops accepting, answers every parked long-poll with its cursor, waits
     /// for connections to close, then stops the event loops.
+    ///
+    /// The node's sweeps are not part of the server: whoever runs them (`NodeSweeps`) stops them
+    /// before calling this, so no sweep wakes a subscriber on an event loop that has shut down.
     public func shutdown() async throws {
-        if let sweep = sweeper.withLock({ $0 }) {
-            let cancelled = sweep.loop.makePromise(of: Void.self)
-            sweep.task.cancel(promise: cancelled)
-            try await cancelled.futureResult.get()
-        }
         let promise = group.next().makePromise(of: Void.self)
         if let helper = quiesce.helper.withLock({ $0 }) {
             helper.initiateShutdown(promise: promise)

@@ -64,7 +64,6 @@ struct NodeConfiguration: Sendable, Equatable {
         server.host = host
         server.port = port
         server.region = region
-        server.sweepIntervalSeconds = sweepIntervalSeconds
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
         server.adminToken = adminToken
         return server

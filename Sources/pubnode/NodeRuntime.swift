@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PubNodeCore
+import PubNodeHistorySQLite
+import PubNodeServer
+import PubNodeWebhooks
+import ServiceLifecycle
+import UnixSignals
+
+/// A node assembled from its configuration: the domain `Node`, its HTTP server and the services
+/// that run and drain them.
+///
+/// `make` does what must be finished before the node listens (open the data directory and history
+/// database, restore buffers from history, load the hook outbox); `run` runs the services until a
+/// signal (or `ServiceGroup.triggerGracefulShutdown()`) drains them.
+struct NodeRuntime {
+    /// The domain node.
+    let node: Node
+    /// The HTTP front.
+    let server: PubNodeHTTPServer
+    /// The services, by role.
+    let services: NodeServices
+
+    /// How often the history expiry sweep runs.
+    static let historySweepInterval = Duration.seconds(60)
+
+    /// Builds the node of `configuration`; `clock` gives the node its time and the sweeps their
+    /// ticks, `onListening` is told the bound port.
+    static func make(_ configuration: NodeConfiguration, clock: any NodeClock = SystemNodeClock(), logger: Logger,
+                     onListening: @escaping @Sendable (Int) -> Void = { _ in }) throws -> NodeRuntime {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let timetokens = TimetokenClock(wall: clock)
+        let database = try openDatabase(configuration, logger: logger)
+        let history = database.map { database in
+            SQLiteHistory.history(
+                database: database, policies: configuration.history.policies(for: configuration.keysets), clock: timetokens,
+                flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
+                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
+        }
+        let webhooks: WebhookHooks
+        let hooks: HookEngine
+        do {
+            webhooks = try WebhookHooks.make(configuration.hooks, allowList: HostAllowList(configuration.hookAllowList))
+            hooks = try HookEngine(bindings: webhooks.bindings,
+                                   store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: timetokens,
+                                   logger: Logger(label: "pubnode.hooks"))
+        } catch {
+            throw ValidationError(error.description)
+        }
+        for binding in hooks.bindings {
+            logger.info("hook", metadata: ["name": "\(binding.name)", "event": "\(binding.trigger.rawValue)",
+                                           "subscribeKey": "\(binding.subscribeKey)", "channels": "\(binding.channels)",
+                                           "target": "\(binding.target)", "policy": "\(binding.policy.rawValue)",
+                                           "outbox": "\(database == nil ? "memory" : "sqlite")"])
+        }
+        let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
+                        region: configuration.region, hooks: hooks, history: history)
+        if let history {
+            let restored = try history.restore(into: node)
+            logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
+        }
+        // The outbox is loaded before the server listens, so no accepted event can precede it.
+        try hooks.start()
+        let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger)
+        let subscribeKeys = configuration.keysets.map(\.subscribeKey)
+        let services = NodeServices(
+            history: history.map { history in ClosingService("history") { history.close() } },
+            webhooks: ClosingService("webhooks") { await webhooks.shutdown() },
+            hooks: ClosingService("hooks") { await hooks.shutdown() },
+            server: HTTPServerService(server) { port in
+                logger.info("keysets", metadata: ["subscribeKeys": "\(subscribeKeys)"])
+                onListening(port)
+            },
+            sweeps: sweeps(configuration, node: node, history: history, clock: clock, logger: logger))
+        return NodeRuntime(node: node, server: server, services: services)
+    }
+
+    /// The periodic work: presence every second, channels every `sweepIntervalSeconds`, expired
+    /// history every minute.
+    static func sweeps(_ configuration: NodeConfiguration, node: Node, history: MessageHistory?, clock: any NodeClock,
+                       logger: Logger) -> [any Service] {
+        let sweeps = NodeSweeps(node: node, logger: logger)
+        var services: [any Service] = [
+            PeriodicService("presence sweep", every: .seconds(1), clock: clock) { sweeps.sweepPresence() },
+            PeriodicService("channel sweep", every: .seconds(configuration.sweepIntervalSeconds), clock: clock) {
+                sweeps.sweepChannels()
+            },
+        ]
+        if let history {
+            services.append(PeriodicService("history sweep", every: historySweepInterval, clock: clock) {
+                do {
+                    let expired = try await history.sweepExpired()
+                    if expired > 0 { logger.debug("history sweep", metadata: ["expired": "\(expired)"]) }
+                } catch {
+                    logger.error("history sweep failed", metadata: ["error": "\(error)"])
+                }
+            })
+        }
+        return services
+    }
+
+    /// Runs the services until `signals` (or a triggered graceful shutdown) drain them.
+    func run(signals: [UnixSignal] = [.sigterm, .sigint], logger: Logger) async throws {
+        try await services.group(signals: signals, logger: logger).run()
+    }
+
+    /// Opens the history database (which also keeps the hook outbox), or nil when no keyset keeps
+    /// history; an unusable file stops the node with exit code 3.
+    static func openDatabase(_ configuration: NodeConfiguration, logger: Logger) throws -> HistoryDatabase? {
+        let policies = configuration.history.policies(for: configuration.keysets)
+        guard policies.values.contains(where: \.enabled) else { return nil }
+        do {
+            return try HistoryDatabase.file(path: configuration.historyDatabasePath)
+        } catch {
+            logger.critical("history database unusable; start with --history-enabled false to run without history",
+                            metadata: ["path": "\(configuration.historyDatabasePath)", "error": "\(error)"])
+            throw ExitCode(3)
+        }
+    }
+}
