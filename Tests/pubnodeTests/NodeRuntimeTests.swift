@@ -48,6 +48,14 @@ final class NodeRuntimeTests: XCTestCase {
         XCTAssertEqual(events.status, 200)
         XCTAssertTrue(events.body.contains("timeout") && events.body.contains("u1"), events.body)
 
+        // An hour later the channel sweep has expired the event and reclaimed the idle channel.
+        let hub = try XCTUnwrap(runtime.node.broker.keyset("demo") as? ChannelHub)
+        XCTAssertGreaterThan(hub.channelCount, 0)
+        await clock.sleepers(atLeast: 3)
+        clock.advance(by: .seconds(3700))
+        await clock.sleepers(atLeast: 3)
+        XCTAssertEqual(hub.channelCount, 0)
+
         let published = try await HTTPGet.get("\(base)/publish/demo/demo/0/chat/0/%22kept%22")
         XCTAssertTrue(published.body.hasPrefix("[1,\"Sent\""), published.body)
         await group.triggerGracefulShutdown()
