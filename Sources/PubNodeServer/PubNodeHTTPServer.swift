@@ -19,8 +19,6 @@ public struct ServerConfiguration: Sendable {
     public var region: Int = 1
     /// Seconds between sweeps that expire buffered messages and reclaim idle channels.
     public var sweepIntervalSeconds: Int = 10
-    /// Bearer token of the `/v1/admin` endpoints; they are refused while it is nil.
-    public var adminToken: String?
 
     /// The defaults: 127.0.0.1:8090.
     public init() {}
@@ -37,7 +35,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
     private let quiesce: QuiescingSlot
     private let listener = Mutex<(any Channel)?>(nil)
-    private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop)?>(nil)
+    private let sweeper = Mutex<(task: RepeatedTask, loop: any EventLoop, presence: PresenceSweep)?>(nil)
 
     /// Creates a server; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode")) {
@@ -51,7 +49,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(node: node, region: configuration.region, adminToken: configuration.adminToken)
+        let router = Router(node: node, region: configuration.region)
         let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
@@ -84,15 +82,13 @@ public final class PubNodeHTTPServer: Sendable {
             ticks.value += 1
             presenceSweep.tick()
             guard ticks.value % channelSweepTicks == 0 else { return }
-            for keyset in node.broker.allKeysets {
-                let report = keyset.sweep()
-                if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
-                    logger.debug("sweep", metadata: ["reclaimed": "\(report.reclaimedChannels)",
-                                                     "expired": "\(report.expiredMessages)"])
-                }
+            let report = node.sweepChannels()
+            if report.reclaimedChannels > 0 || report.expiredMessages > 0 {
+                logger.debug("sweep", metadata: ["reclaimed": "\(report.reclaimedChannels)",
+                                                 "expired": "\(report.expiredMessages)"])
             }
         }
-        sweeper.withLock { $0 = (task, sweepLoop) }
+        sweeper.withLock { $0 = (task, sweepLoop, presenceSweep) }
         let port = channel.localAddress?.port ?? configuration.port
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
         return port
@@ -119,6 +115,7 @@ public final class PubNodeHTTPServer: Sendable {
             let cancelled = sweep.loop.makePromise(of: Void.self)
             sweep.task.cancel(promise: cancelled)
             try await cancelled.futureResult.get()
+            sweep.presence.finish()
         }
         let promise = group.next().makePromise(of: Void.self)
         if let helper = quiesce.helper.withLock({ $0 }) {

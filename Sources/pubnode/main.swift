@@ -120,7 +120,8 @@ struct PubNodeCommand: AsyncParsableCommand {
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: clock,
-                                     region: configuration.region, hooks: hooks, history: history)
+                                     region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
+                        history: history)
         if let history {
             let restored = try history.restore(into: node)
             logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
@@ -132,7 +133,6 @@ struct PubNodeCommand: AsyncParsableCommand {
         serverConfiguration.port = configuration.port
         serverConfiguration.region = configuration.region
         if configuration.eventLoopThreads > 0 { serverConfiguration.eventLoopThreads = configuration.eventLoopThreads }
-        serverConfiguration.adminToken = configuration.adminToken
         let server = PubNodeHTTPServer(configuration: serverConfiguration, node: node, logger: logger)
         try await server.start()
         logger.info("keysets", metadata: ["subscribeKeys": "\(configuration.keysets.map(\.subscribeKey))"])

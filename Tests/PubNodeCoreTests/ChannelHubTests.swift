@@ -295,43 +295,42 @@ final class ChannelHubTests: XCTestCase {
 
     func testKeysetsAreIsolated() throws {
         let clock = TimetokenClock(wall: wall)
-        let broker = MemoryBroker(keysets: [Keyset(publishKey: "p1", subscribeKey: "s1"),
-                                            Keyset(publishKey: "p2", subscribeKey: "s2")],
-                                  limits: Limits(), clock: clock)
+        let node = Node(keysets: [Keyset(publishKey: "p1", subscribeKey: "s1"), Keyset(publishKey: "p2", subscribeKey: "s2")],
+                        clock: clock)
+        let broker = node.broker
         let one = try XCTUnwrap(broker.keyset("s1"))
         let two = try XCTUnwrap(broker.keyset("s2"))
         XCTAssertNil(broker.keyset("p1"))
         XCTAssertNil(broker.keyset("demo"))
         XCTAssertEqual(broker.allKeysets.count, 2)
 
-        let start = one.currentTimetoken()
+        let start = clock.current()
         let subscription = Fixture.subscription(["shared", "shared.*"], groups: ["g"])
         let waiterOnTwo = TestWaiter()
         XCTAssertNil(two.park(waiterOnTwo, on: subscription, after: start))
 
         try one.addChannels(["shared.x"], toGroup: "g")
-        let outcome = one.publish(Fixture.draft("shared", "\"one\""))
+        let first = one.publish(Fixture.draft("shared", "\"one\""))
         _ = one.publish(Fixture.draft("shared.x", "\"one-x\""))
-        XCTAssertFalse(outcome.waiters.includes(waiterOnTwo))
-        XCTAssertEqual(one.collect(subscription, after: start).deliveries.payloads, ["\"one\"", "\"one-x\""])
-        XCTAssertTrue(two.collect(subscription, after: start).deliveries.isEmpty)
+        XCTAssertEqual(waiterOnTwo.wakeCount, 0, "a publish in one keyset wakes nobody in another")
+        XCTAssertEqual(one.read(subscription, after: start).deliveries.payloads, ["\"one\"", "\"one-x\""])
+        XCTAssertTrue(two.read(subscription, after: start).deliveries.isEmpty)
         XCTAssertEqual(try two.channels(inGroup: "g"), [])
         XCTAssertEqual(two.groupNames(), [])
         XCTAssertEqual(one.groupNames(), ["g"])
 
         let fromTwo = two.publish(Fixture.draft("shared", "\"two\""))
-        XCTAssertTrue(fromTwo.waiters.includes(waiterOnTwo))
-        XCTAssertGreaterThan(fromTwo.message.timetoken, outcome.message.timetoken, "one clock serves every keyset")
-        XCTAssertTrue(String(decoding: fromTwo.message.envelope, as: UTF8.self).contains("\"k\":\"s2\""))
+        XCTAssertEqual(waiterOnTwo.wakeCount, 1)
+        XCTAssertGreaterThan(fromTwo.timetoken, first.timetoken, "one clock serves every keyset")
+        XCTAssertTrue(String(decoding: fromTwo.envelope, as: UTF8.self).contains("\"k\":\"s2\""))
     }
 
-    func testMemoryBrokerMakesOneHubPerSubscribeKey() throws {
-        let broker = MemoryBroker(keysets: [Keyset(publishKey: "p1", subscribeKey: "s"), Keyset(publishKey: "p2", subscribeKey: "s")],
-                                  limits: Limits(), clock: TimetokenClock(wall: wall))
-        XCTAssertEqual(broker.allKeysets.count, 1)
-        let hub = try XCTUnwrap(broker.keyset("s") as? ChannelHub)
-        XCTAssertEqual(hub.subscribeKey, "s")
-        XCTAssertTrue(hub === broker.keyset("s") as? ChannelHub)
+    func testOneKeysetPerSubscribeKey() throws {
+        let node = Node(keysets: [Keyset(publishKey: "p1", subscribeKey: "s"), Keyset(publishKey: "p2", subscribeKey: "s")],
+                        clock: TimetokenClock(wall: wall))
+        XCTAssertEqual(node.broker.allKeysets.count, 1)
+        XCTAssertEqual(node.presence.allKeysets.count, 1)
+        XCTAssertEqual(node.broker.keyset("s")?.subscribeKey, "s")
     }
 
     // MARK: Concurrency
