@@ -88,6 +88,7 @@ final class WakeQueues: Sendable {
 final class SharedAnswers {
     /// What makes two answers identical.
     struct Key: Hashable {
+        var subscribeKey: String
         var channel: String
         var cursor: Timetoken
         var minorVersion: Int

@@ -38,9 +38,9 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ longPoll: LongPoll) -> SharedAnswers.Key? {
-        guard let channel = longPoll.sharingKey, let head = state.head, head.method == .GET else { return nil }
-        return SharedAnswers.Key(channel: channel, cursor: longPoll.cursor, minorVersion: head.version.minor,
-                                 keepAlive: state.keepAlive)
+        guard let shared = longPoll.sharingKey, let head = state.head, head.method == .GET else { return nil }
+        return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: longPoll.cursor,
+                                 minorVersion: head.version.minor, keepAlive: state.keepAlive)
     }
 
     /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.

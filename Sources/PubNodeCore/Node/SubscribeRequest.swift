@@ -66,8 +66,8 @@ public struct LongPoll: Sendable {
 
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
     /// cursor (the keyset and the channel); nil otherwise.
-    public var sharingKey: String? {
+    public var sharingKey: (subscribeKey: String, channel: String)? {
         guard subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty else { return nil }
-        return broker.subscribeKey + "/" + subscription.channels[0]
+        return (broker.subscribeKey, subscription.channels[0])
     }
 }
