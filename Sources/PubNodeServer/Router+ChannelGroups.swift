@@ -6,8 +6,9 @@ extension Router {
         let s = request.segments
         let group = s.count >= 6 ? s[5] : nil
         let deleting = s.count == 7 && s[6] == "remove"
-        guard s.count <= 6 || deleting, request.method == .GET else { return Self.noSuchEndpoint() }
         return answering(.object(service: "channel-registry")) { () throws(PubNodeError) in
+            try node.requireKeyset(s[3])
+            guard s.count <= 6 || deleting, request.method == .GET else { return Self.noSuchEndpoint() }
             let adding = request.list("add")
             let removing = request.list("remove")
             let action: ChannelGroupRequest.Action
@@ -20,7 +21,7 @@ extension Router {
             case (let group?, false, true, true): action = .listChannels(group: group)
             }
             let result = try node.channelGroups(ChannelGroupRequest(subscribeKey: s[3], action: action,
-                                                                    uuid: request.query["uuid"], authKey: request.query["auth"]))
+                                                                    uuid: Self.uuid(request), authKey: request.query["auth"]))
             switch result {
             case .groups(let names):
                 let list = names.map(JSONText.string).joined(separator: ",")

@@ -7,6 +7,7 @@ extension Router {
         let s = request.segments
         guard s[2] == "sub-key", s[4] == "channel" else { return Self.noSuchEndpoint() }
         return answering(.history) { () throws(PubNodeError) in
+            try node.requireHistory(s[3])
             let query = HistoryQuery(range: try request.historyRange(),
                                      limit: try request.integer("count", default: 100, range: 1...100),
                                      fromOldest: try request.flag("reverse") ?? false)
@@ -28,6 +29,7 @@ extension Router {
         guard s[2] == "sub-key" else { return Self.noSuchEndpoint() }
         let node = self.node
         return answering(.history) { () throws(PubNodeError) in
+            try node.requireHistory(s[3])
             switch (request.method, s[1], s[4]) {
             case (.GET, "history", "channel"), (.GET, "history-with-actions", "channel"):
                 let withActions = s[1] == "history-with-actions"
@@ -62,7 +64,7 @@ extension Router {
 
     private func historyRequest(_ request: PubNubRequest, query: HistoryQuery) -> HistoryRequest {
         HistoryRequest(subscribeKey: request.segments[3], channels: Self.channelList(request.segments[5]), query: query,
-                       uuid: request.query["uuid"], authKey: request.query["auth"])
+                       uuid: Self.uuid(request), authKey: request.query["auth"])
     }
 
     /// A comma-separated channel list of a path segment, empty items kept (the node refuses them).

@@ -10,38 +10,31 @@ extension Router {
     /// - `POST /v1/admin/hooks/replay[?hook=NAME][&id=1,2]`: queue dead letters again.
     func hooksAdmin(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
-        let hook = request.query["hook"]
-        let credential = Self.bearer(request.headers["authorization"])
+        let action: HookAdminRequest.Action
+        switch (request.method, s.count == 3 ? "" : s[3]) {
+        case (.GET, "") where s.count == 3: action = .stats
+        case (.GET, "dead-letters") where s.count == 4: action = .deadLetters(limit: request.query["limit"])
+        case (.POST, "replay") where s.count == 4: action = .replay(ids: request.query["id"])
+        default: action = .unknown
+        }
+        let call = HookAdminRequest(action: action, hook: request.query["hook"],
+                                    credential: Self.bearer(request.headers["authorization"]))
         return answering(.object(service: "Hooks")) { () throws(PubNodeError) in
-            switch (request.method, s.count == 3 ? "" : s[3]) {
-            case (.GET, "") where s.count == 3:
-                let stats = try node.hookStats(credential: credential)
+            switch try node.administerHooks(call) {
+            case .stats(let stats):
                 return .reply(.json(#"{"status":200,"service":"Hooks","hooks":[\#(stats.map(Self.render).joined(separator: ","))]}"#))
-            case (.GET, "dead-letters") where s.count == 4:
-                let limit = try request.integer("limit") ?? 100
+            case .deadLetters(let records):
                 var body: [UInt8] = Array(#"{"status":200,"service":"Hooks","deadLetters":["#.utf8)
-                for (index, record) in try node.deadLetters(hook: hook, limit: limit, credential: credential).enumerated() {
+                for (index, record) in records.enumerated() {
                     if index > 0 { body.append(UInt8(ascii: ",")) }
                     Self.render(record, into: &body)
                 }
                 body.append(contentsOf: "]}".utf8)
                 return .reply(HTTPReply(body: ByteBuffer(bytes: body)))
-            case (.POST, "replay") where s.count == 4:
-                var ids: Set<UInt64>?
-                if request.query["id"] != nil {
-                    let parsed = request.list("id").map { UInt64($0) }
-                    guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil }) else {
-                        throw .invalidParameter("id must be a comma-separated list of dead-letter ids")
-                    }
-                    ids = Set(parsed.compactMap { $0 })
-                }
-                let (node, chosen) = (self.node, ids)
+            case .replay(let replay):
                 return later(.object(service: "Hooks")) { () throws(PubNodeError) in
-                    let count = try await node.replayDeadLetters(hook: hook, ids: chosen, credential: credential)
-                    return .json(#"{"status":200,"service":"Hooks","replayed":\#(count)}"#)
+                    .json(#"{"status":200,"service":"Hooks","replayed":\#(await replay.run())}"#)
                 }
-            default:
-                return Self.noSuchEndpoint(service: "Hooks")
             }
         }
     }

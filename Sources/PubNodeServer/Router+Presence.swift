@@ -6,6 +6,7 @@ extension Router {
     func presence(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
         return answering(.object(service: "Presence")) { () throws(PubNodeError) in
+            try node.requireKeyset(s[3])
             switch s.count {
             case 4:
                 let target = try Self.presenceTarget(request)

@@ -6,6 +6,7 @@ extension Router {
     /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         answering(.object(service: "Subscribe")) { () throws(PubNodeError) in
+            try node.requireKeyset(request.segments[2])
             let cursor = try request.timetoken("tt") ?? .zero
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw .invalidParameter("tr must be an integer region")

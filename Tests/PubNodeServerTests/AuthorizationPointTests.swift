@@ -117,4 +117,52 @@ final class AuthorizationPointTests: XCTestCase {
         XCTAssertEqual(try node.broker.keyset("demo")?.channels(inGroup: "g"), [], "a refused add changes no group")
         XCTAssertEqual(node.presence.keyset("demo")?.whereNow(uuid: "u"), [], "a refused heartbeat makes nobody present")
     }
+
+    /// Routes with headers and returns the status and body.
+    private func call(_ router: Router, _ uri: String, method: HTTPMethod = .GET,
+                      headers: [String: String] = [:]) throws -> (Int, String) {
+        var request = try PubNubRequest(method: method, uri: uri)
+        request.headers = headers
+        switch router.route(request) {
+        case .reply(let reply): return (Int(reply.status.code), String(buffer: reply.body))
+        case .poll: return (200, "")
+        case .deferred(let start):
+            let answer = Mutex<(Int, String)>((0, ""))
+            let done = DispatchSemaphore(value: 0)
+            start { reply in
+                answer.withLock { $0 = (Int(reply.status.code), String(buffer: reply.body)) }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            return answer.withLock { $0 }
+        }
+    }
+
+    func testTheOperatorsEndpointsNeedTheTokenWhateverThePolicy() throws {
+        let hubs = [ChannelHub(subscribeKey: "demo", limits: Limits(), clock: TimetokenClock())]
+        let open = Node(keysets: [.demo], limits: Limits(), broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
+                        clock: TimetokenClock(), authorizer: OpenAuthorizer())
+        XCTAssertEqual(try call(Router(node: open), "/v1/admin/hooks").0, 403, "no token configured: refused")
+        XCTAssertEqual(try call(Router(node: open), "/v1/admin/hooks/dead-letters").0, 403)
+
+        let guarded = Router(node: Node(adminToken: "0123456789abcdef"))
+        let token = ["authorization": "Bearer 0123456789abcdef"]
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks/nothing-here").0, 401, "the token is checked before the path")
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks/dead-letters?limit=x").0, 401, "and before the parameters")
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks/nothing-here", headers: token).0, 404)
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks/dead-letters?limit=x", headers: token).0, 400)
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks?hook=nope", headers: token).0, 404, "an unknown hook is named")
+        XCTAssertEqual(try call(guarded, "/v1/admin/hooks", headers: token).0, 200)
+    }
+
+    func testABadKeyOrMissingStorageIsReportedBeforeBadParameters() throws {
+        let router = Router(node: Node())
+        let subscribe = try call(router, "/v2/subscribe/nope/c/0?tt=x")
+        XCTAssertEqual(subscribe.0, 400)
+        XCTAssertTrue(subscribe.1.contains("Invalid Key"), subscribe.1)
+        XCTAssertTrue(try call(router, "/v2/presence/sub-key/nope/channel/c?limit=-1").1.contains("Invalid Key"))
+        let history = try call(router, "/v2/history/sub-key/demo/channel/c?count=0")
+        XCTAssertEqual(history.0, 403, "storage is off for this node: that comes first")
+        XCTAssertEqual(try call(router, "/v1/channel-registration/sub-key/nope/channel-group", method: .POST).0, 400)
+    }
 }

@@ -6,10 +6,45 @@
 public struct AccessRequest: Sendable, Equatable {
     /// The operation.
     public enum Operation: String, Sendable, CaseIterable {
-        case publish, signal, fire
-        case subscribe, heartbeat, leave, hereNow, globalHereNow, whereNow, getState, setState
-        case listGroups, listGroupChannels, addGroupChannels, removeGroupChannels, deleteGroup
-        case history, messageCounts, deleteHistory
+        /// Publish a message (`write` on the channel).
+        case publish
+        /// Send a signal (`write` on the channel).
+        case signal
+        /// Fire a message to the hooks only (`write` on the channel).
+        case fire
+        /// Subscribe (`read` on each channel and group).
+        case subscribe
+        /// Announce presence (`read` on each channel and group).
+        case heartbeat
+        /// Leave (`read` on each channel and group).
+        case leave
+        /// Occupancy of channels and groups (`read` on each).
+        case hereNow
+        /// Occupancy of every channel of the keyset.
+        case globalHereNow
+        /// The channels a uuid is on (`get` on the uuid).
+        case whereNow
+        /// A uuid's state (`read` on each channel and group; `get` on another uuid).
+        case getState
+        /// Set a uuid's state (`read` on each channel and group; `update` on another uuid).
+        case setState
+        /// List the keyset's groups.
+        case listGroups
+        /// List a group's channels (`read` on the group).
+        case listGroupChannels
+        /// Add channels to a group (`manage` on the group, `read` on the channels).
+        case addGroupChannels
+        /// Remove channels from a group (`manage` on the group, `read` on the channels).
+        case removeGroupChannels
+        /// Delete a group (`manage` on the group).
+        case deleteGroup
+        /// Read history (`read` on each channel).
+        case history
+        /// Count stored messages (`read` on each channel).
+        case messageCounts
+        /// Delete stored messages (`delete` on the channel).
+        case deleteHistory
+        /// Call an on-request hook.
         case onRequest
         /// The operator's endpoints (hook queues, dead letters, replay).
         case administer
@@ -17,12 +52,30 @@ public struct AccessRequest: Sendable, Equatable {
 
     /// A permission, as Access Manager grants them.
     public enum Permission: String, Sendable, CaseIterable {
-        case read, write, manage, delete, get, update, join
+        /// Subscribe, read history and presence.
+        case read
+        /// Publish and signal.
+        case write
+        /// Change channel groups.
+        case manage
+        /// Delete history.
+        case delete
+        /// Read a uuid's data.
+        case get
+        /// Change a uuid's data.
+        case update
+        /// Join a channel (memberships).
+        case join
     }
 
     /// What a resource is.
     public enum ResourceKind: String, Sendable {
-        case channel, group, uuid
+        /// A channel (a name, a wildcard pattern or a `-pnpres` channel).
+        case channel
+        /// A channel group.
+        case group
+        /// A uuid (a user).
+        case uuid
     }
 
     /// One resource and the permission the operation needs on it.

@@ -5,8 +5,9 @@ public protocol Authorizer: Sendable {
     func authorize(_ request: AccessRequest) throws(PubNodeError)
 }
 
-/// Allows everything but the operator's endpoints: the embedded default. Keys, signatures and
-/// tokens plug in here.
+/// Allows every keyset operation: the embedded default keyset policy. Keys, signatures and tokens
+/// plug in as other policies. The operator's endpoints never reach a policy: `NodeAuthorizer`
+/// guards them with the admin token.
 public struct OpenAuthorizer: Authorizer {
     /// Creates the open policy.
     public init() {}
@@ -16,7 +17,7 @@ public struct OpenAuthorizer: Authorizer {
 }
 
 /// Guards the operator's endpoints with a bearer token and hands every other request to the
-/// keyset policy: what `Node` consults.
+/// keyset policy: what `Node` consults, whatever policy it was given.
 public struct NodeAuthorizer: Authorizer {
     /// The keyset policy.
     public var policy: any Authorizer

@@ -22,9 +22,10 @@ public protocol KeysetBroker: Sendable {
     var subscribeKey: String { get }
 
     /// Accepts a message: issues its timetoken (unique and increasing per channel), appends it to
-    /// the channel's buffer and wakes the subscribers of the channel, its groups and its wildcard
-    /// patterns.
-    func publish(_ draft: PublishDraft) -> PublishedMessage
+    /// the channel's buffer, calls `beforeDelivery` with it (the node hands it to history there, so
+    /// a subscriber that receives it and reads history at once finds it), then wakes the
+    /// subscribers of the channel, its groups and its wildcard patterns.
+    func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage
 
     /// Registers `waiter` on everything `subscription` listens to, then reads the buffers after
     /// `cursor`: the messages when some are ready (the waiter is unregistered again), or nil when
@@ -55,6 +56,13 @@ public protocol KeysetBroker: Sendable {
 
     /// Expires old buffered messages and reclaims idle channels.
     func sweep() -> ChannelSweepReport
+}
+
+extension KeysetBroker {
+    /// Accepts a message with nothing to do before its delivery.
+    public func publish(_ draft: PublishDraft) -> PublishedMessage {
+        publish(draft, beforeDelivery: { _ in })
+    }
 }
 
 /// Messages ready for one subscriber and the cursor it continues from.

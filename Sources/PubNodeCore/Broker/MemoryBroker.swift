@@ -29,8 +29,9 @@ struct MemoryKeysetBroker: KeysetBroker {
 
     var subscribeKey: String { hub.subscribeKey }
 
-    func publish(_ draft: PublishDraft) -> PublishedMessage {
+    func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
         let outcome = hub.publish(draft)
+        beforeDelivery(outcome.message)
         outcome.waiters.wakeAll()
         return outcome.message
     }

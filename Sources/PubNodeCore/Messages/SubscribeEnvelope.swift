@@ -56,6 +56,7 @@ public enum SubscribeEnvelope {
     }
 
     /// Bytes a response for `deliveries` needs, to reserve the buffer once.
+    @inlinable
     public static func capacity(for deliveries: [Delivery]) -> Int {
         var capacity = 64
         for delivery in deliveries { capacity += delivery.message.envelope.count + (delivery.match?.utf8.count ?? 0) + 16 }
@@ -63,7 +64,8 @@ public enum SubscribeEnvelope {
     }
 
     /// Writes `{"t":{"t":"<next>","r":<region>},"m":[…]}` for `deliveries` into `sink`, closing each
-    /// message's envelope.
+    /// message's envelope. Inlinable, so the transport's buffer type is specialized in.
+    @inlinable
     public static func write<Sink: ByteSink>(_ deliveries: [Delivery], next: Timetoken, region: Int, into sink: inout Sink) {
         sink.append(utf8: #"{"t":{"t":""#)
         sink.append(utf8: next.description)

@@ -96,8 +96,8 @@ extension Node {
                                permission: AccessRequest.Permission,
                                check: ([String]) throws(PubNodeError) -> Void = { _ in })
         throws(PubNodeError) -> (MessageHistory, [String]) {
-        _ = try keysetBroker(request.subscribeKey)
-        guard let history, history.isEnabled(request.subscribeKey) else { throw .storageDisabled }
+        try requireHistory(request.subscribeKey)
+        guard let history else { throw .storageDisabled }
         let channels = try Self.historyChannels(request.channels, limit: limit)
         try check(channels)
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: .channels(channels, permission),

@@ -84,8 +84,10 @@ extension Node {
             hooks.accepted(message, action: .fire, subscribeKey: request.subscribeKey)
             return PublishResult(timetoken: message.timetoken, message: message)
         }
-        let message = broker.publish(draft)
-        let commit = history?.record(message, subscribeKey: request.subscribeKey)
+        var commit: PendingCommit?
+        let message = broker.publish(draft) { message in
+            commit = history?.record(message, subscribeKey: request.subscribeKey)
+        }
         hooks.accepted(message, action: Self.action(request), subscribeKey: request.subscribeKey)
         return PublishResult(timetoken: message.timetoken, message: message, commit: commit)
     }

@@ -17,8 +17,9 @@ public final class Node: Sendable {
     public let broker: any Broker
     /// Who is present where.
     public let presence: any PresenceManager
-    /// The single authorization point's policy.
-    public let authorizer: any Authorizer
+    /// The single authorization point: the operator's token for `administer`, the keyset policy
+    /// for everything else.
+    public let authorizer: NodeAuthorizer
     /// The server-side hooks (before, after and on-request).
     public let hooks: HookEngine
     /// The node's timetoken clock.
@@ -32,19 +33,20 @@ public final class Node: Sendable {
     /// History reads run here, never on the caller's thread (an event loop must not wait for SQLite).
     let historyReads = DispatchQueue(label: "pubnode.history.reads", attributes: .concurrent)
 
-    /// Assembles a node from its seams. After-presence hooks are fed by the presence store: a
-    /// store built by hand needs `hooks.presenceObserver(subscribeKey:)` (the in-memory
-    /// initializer does this).
+    /// Assembles a node from its seams. `authorizer` is the keyset policy; the operator's
+    /// endpoints are always guarded by `adminToken` (refused without one), whatever the policy.
+    /// After-presence hooks are fed by the presence store: a store built by hand needs
+    /// `hooks.presenceObserver(subscribeKey:)` (the in-memory initializer does this).
     public init(keysets: [Keyset], limits: Limits, broker: any Broker, presence: any PresenceManager,
-                clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = NodeAuthorizer(),
-                hooks: HookEngine = .none(), history: MessageHistory? = nil) {
+                clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
+                adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil) {
         self.keysets = keysets
         self.limits = limits
         self.broker = broker
         self.presence = presence
         self.clock = clock
         self.region = region
-        self.authorizer = authorizer
+        self.authorizer = NodeAuthorizer(policy: authorizer, adminToken: adminToken)
         self.hooks = hooks
         self.history = history
         self.publishKeys = Dictionary(grouping: keysets, by: \.subscribeKey).mapValues { Set($0.map(\.publishKey)) }
@@ -62,8 +64,8 @@ public final class Node: Sendable {
                        presenceObserver: hooks.presenceObserver(subscribeKey: keyset.subscribeKey))
         }
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
-                  clock: clock, region: region, authorizer: NodeAuthorizer(policy: authorizer, adminToken: adminToken),
-                  hooks: hooks, history: history)
+                  clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
+                  history: history)
     }
 
     /// The single authorization point: every operation calls it exactly once, before acting.
@@ -81,6 +83,18 @@ public final class Node: Sendable {
     func keysetPresence(_ subscribeKey: String) throws(PubNodeError) -> any KeysetPresence {
         guard let presence = presence.keyset(subscribeKey) else { throw .invalidKey }
         return presence
+    }
+
+    /// Throws `invalidKey` unless `subscribeKey` is configured: a transport reports a bad key before
+    /// it decodes the rest of a request, as PubNub does.
+    public func requireKeyset(_ subscribeKey: String) throws(PubNodeError) {
+        guard serves(subscribeKey: subscribeKey) else { throw .invalidKey }
+    }
+
+    /// Throws `invalidKey` or `storageDisabled` unless `subscribeKey` keeps history.
+    public func requireHistory(_ subscribeKey: String) throws(PubNodeError) {
+        try requireKeyset(subscribeKey)
+        guard let history, history.isEnabled(subscribeKey) else { throw .storageDisabled }
     }
 
     /// Whether `subscribeKey` is configured here.
