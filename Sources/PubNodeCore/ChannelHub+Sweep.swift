@@ -1,13 +1,6 @@
 extension ChannelHub {
     /// What one sweep did.
-    public struct SweepReport: Sendable, Equatable {
-        /// Messages dropped for age.
-        public var expiredMessages = 0
-        /// Channels reclaimed (empty, unsubscribed, in no group, idle).
-        public var reclaimedChannels = 0
-        /// Empty group and wildcard states reclaimed.
-        public var reclaimedTopics = 0
-    }
+    public typealias SweepReport = ChannelSweepReport
 
     /// Expires old buffered messages and reclaims idle, empty channels so memory tracks live use.
     public func sweep() -> SweepReport {
@@ -46,6 +39,11 @@ extension ChannelHub {
             }
         }
         return report
+    }
+
+    /// Waiters parked on `channel` itself (for metrics and tests).
+    public func waiterCount(on channel: String) -> Int {
+        channels.get(channel)?.inner.withLock { $0.waiters.count } ?? 0
     }
 
     /// Number of live channel states (for metrics and tests).

@@ -34,6 +34,12 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case storageDisabled
     /// The history store failed to read or write; the text says why.
     case storageFailed(String)
+    /// The operator's endpoints are off: no admin token is configured.
+    case adminDisabled
+    /// The operator's credential is missing or wrong; the text says which.
+    case unauthorized(String)
+    /// The resource asked for does not exist; the text names it.
+    case notFound(String)
     /// A before hook refused the message (or failed under a fail-closed policy): its status and text.
     case refusedByHook(status: Int, text: String)
 }

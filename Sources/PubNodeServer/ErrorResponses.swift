@@ -38,6 +38,9 @@ enum ErrorResponses {
         case .storageDisabled: return (.forbidden, "Storage is not enabled for this subscribe key")
         case .storageFailed(let why): return (.internalServerError, "Storage error: \(why)")
         case .refusedByHook(let status, let text): return (HTTPResponseStatus(statusCode: status), text)
+        case .adminDisabled: return (.forbidden, "Admin endpoints are disabled: configure adminToken")
+        case .unauthorized(let why): return (.unauthorized, why)
+        case .notFound(let what): return (.notFound, what)
         }
     }
 

@@ -46,13 +46,14 @@ enum HistoryResponse {
 
     /// v3 fetch: `{"status":200,…,"channels":{"ch":[{"message":…,"timetoken":"…",…}]}}`; channels
     /// without messages are left out.
-    static func fetch(_ pages: [(String, [StoredMessage])], fields: Fields) -> HTTPReply {
+    static func fetch(_ pages: [HistoryPage], fields: Fields) -> HTTPReply {
         var out: [UInt8] = []
         out.reserveCapacity(pages.reduce(96) { total, page in
-            page.1.reduce(total) { $0 + $1.payload.count + ($1.meta?.count ?? 0) + 128 }
+            page.messages.reduce(total) { $0 + $1.payload.count + ($1.meta?.count ?? 0) + 128 }
         })
         out.append(contentsOf: #"{"status":200,"error":false,"error_message":"","channels":{"#.utf8)
-        for (pageIndex, (channel, messages)) in pages.enumerated() {
+        for (pageIndex, page) in pages.enumerated() {
+            let (channel, messages) = (page.channel, page.messages)
             if pageIndex > 0 { out.append(UInt8(ascii: ",")) }
             JSONText.appendString(channel, to: &out)
             out.append(contentsOf: ":[".utf8)
@@ -85,7 +86,7 @@ enum HistoryResponse {
     }
 
     /// Message counts: `{"status":200,…,"channels":{"ch":N},"more":{}}`.
-    static func counts(_ counts: [(String, Int)]) -> HTTPReply {
+    static func counts(_ counts: [(channel: String, count: Int)]) -> HTTPReply {
         var out: [UInt8] = []
         out.append(contentsOf: #"{"status":200,"error":false,"error_message":"","channels":{"#.utf8)
         for (index, (channel, count)) in counts.enumerated() {

@@ -5,28 +5,22 @@ import Synchronization
 /// A parked subscribe long-poll, held as state of its connection's handler.
 ///
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
-/// loop. `claimed` makes concurrent wakes collapse into one scheduled answer.
+/// loop. `claimed` makes concurrent wakes collapse into one answer.
 final class ParkedPoll: Waiter {
-    /// The connection's event loop.
-    let eventLoop: any EventLoop
-    /// The handler that owns this poll; touched only on `eventLoop`.
+    /// The handler that owns this poll; touched only on its event loop.
     private let owner: NIOLoopBound<PubNodeHTTPHandler>
+    private let queue: LoopWakeQueue
     private let claimed = Atomic<Bool>(false)
 
-    init(owner: PubNodeHTTPHandler, eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-        self.owner = NIOLoopBound(owner, eventLoop: eventLoop)
+    init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue) {
+        self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
+        self.queue = queue
     }
 
-    /// Wakes from any thread: schedules one answer on the event loop.
+    /// Wakes from any thread: joins its event loop's next wake batch.
     func wake() {
-        guard claim() else { return }
-        eventLoop.execute { self.fire() }
-    }
-
-    /// Claims the wake; true for the first caller since the last `rearm()`.
-    func claim() -> Bool {
-        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+        guard !claimed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.enqueue(self)
     }
 
     /// Allows the next wake (after a spurious one).
@@ -35,34 +29,53 @@ final class ParkedPoll: Waiter {
     }
 
     /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one batch.
-    func fire(sharing shared: SharedAnswers? = nil) {
+    func fire(sharing shared: SharedAnswers) {
         owner.value.pollWoken(self, sharing: shared)
     }
 }
 
-/// Wakes parked polls with one task per event loop instead of one per subscriber.
-enum WakeBatcher {
-    /// Wakes `waiters`, batching the parked polls by event loop.
-    static func wake(_ waiters: [any Waiter]) {
-        guard waiters.count > 1 else {
-            waiters.first?.wake()
-            return
+/// The polls of one event loop woken since its last batch: a publish that wakes 10,000 parked
+/// subscribers costs one task per event loop, not one per subscriber.
+final class LoopWakeQueue: Sendable {
+    /// The loop whose polls these are.
+    let loop: any EventLoop
+    private let pending = Mutex<[ParkedPoll]>([])
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    /// Adds a woken poll; the first of a batch schedules the batch on the loop.
+    func enqueue(_ poll: ParkedPoll) {
+        let first = pending.withLock { polls in
+            polls.append(poll)
+            return polls.count == 1
         }
-        var batches: [ObjectIdentifier: (loop: any EventLoop, polls: [ParkedPoll])] = [:]
-        for waiter in waiters {
-            guard let poll = waiter as? ParkedPoll else {
-                waiter.wake()
-                continue
-            }
-            guard poll.claim() else { continue }
-            batches[ObjectIdentifier(poll.eventLoop), default: (poll.eventLoop, [])].polls.append(poll)
+        if first { loop.execute { self.drain() } }
+    }
+
+    /// Answers every poll of the batch, sharing identical answers.
+    private func drain() {
+        let polls = pending.withLock { polls in
+            defer { polls = [] }
+            return polls
         }
-        for batch in batches.values {
-            let polls = batch.polls
-            batch.loop.execute {
-                let shared = SharedAnswers()
-                for poll in polls { poll.fire(sharing: shared) }
-            }
+        let shared = SharedAnswers()
+        for poll in polls { poll.fire(sharing: shared) }
+    }
+}
+
+/// One `LoopWakeQueue` per event loop of a server, looked up once per connection.
+final class WakeQueues: Sendable {
+    private let queues = Mutex<[ObjectIdentifier: LoopWakeQueue]>([:])
+
+    init() {}
+
+    /// The queue of `loop`, created on first use.
+    func queue(for loop: any EventLoop) -> LoopWakeQueue {
+        queues.withLock { queues in
+            if let queue = queues[ObjectIdentifier(loop)] { return queue }
+            let queue = LoopWakeQueue(loop: loop)
+            queues[ObjectIdentifier(loop)] = queue
+            return queue
         }
     }
 }
@@ -75,7 +88,7 @@ enum WakeBatcher {
 final class SharedAnswers {
     /// What makes two answers identical.
     struct Key: Hashable {
-        var broker: ObjectIdentifier
+        var subscribeKey: String
         var channel: String
         var cursor: Timetoken
         var minorVersion: Int

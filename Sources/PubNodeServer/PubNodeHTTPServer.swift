@@ -17,8 +17,6 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopThreads: Int = System.coreCount
     /// Region number reported in timetoken objects.
     public var region: Int = 1
-    /// Bearer token of the `/v1/admin` endpoints; they are refused while it is nil.
-    public var adminToken: String?
 
     /// The defaults: 127.0.0.1:8090.
     public init() {}
@@ -51,7 +49,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(node: node, region: configuration.region, adminToken: configuration.adminToken)
+        let router = Router(node: node, region: configuration.region)
         let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)

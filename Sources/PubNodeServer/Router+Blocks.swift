@@ -7,28 +7,24 @@ extension Router {
     /// status, content type and body are returned as they are.
     func blocks(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
-        let subscribeKey = s[3]
-        guard node.broker.keyset(subscribeKey) != nil else {
-            return .reply(ErrorResponses.object(status: .badRequest, message: "Invalid Subscribe Key", service: "Blocks"))
-        }
-        let path = s[4...].joined(separator: "/")
-        guard let hook = node.hooks.requestHook(subscribeKey: subscribeKey, path: path) else {
-            return .reply(ErrorResponses.object(status: .notFound, message: "No on-request hook serves '\(path)'",
-                                                service: "Blocks"))
-        }
-        let body = request.body
-        let call = HookRequest(method: request.method.rawValue, subscribeKey: subscribeKey, path: path,
+        let call = HookRequest(method: request.method.rawValue, subscribeKey: s[3], path: s[4...].joined(separator: "/"),
                                query: request.query, headers: Self.forwarded(request.headers),
-                               body: body.map { Array($0.readableBytesView) } ?? [])
-        let hooks = node.hooks
+                               body: request.body.map { Array($0.readableBytesView) } ?? [])
+        let (node, uuid, auth) = (self.node, Self.uuid(request), request.query["auth"])
         return .deferred({ answer in
             let executor = EventLoopTaskExecutor.current
             Task(executorPreference: executor) {
-                let response = await hooks.respond(hook, to: call, executor: executor)
-                answer(HTTPReply(status: HTTPResponseStatus(statusCode: response.status), body: ByteBuffer(bytes: response.body),
-                                 contentType: response.contentType))
+                do throws(PubNodeError) {
+                    let response = try await node.onRequest(call, uuid: uuid, authKey: auth, executor: executor)
+                    answer(HTTPReply(status: HTTPResponseStatus(statusCode: response.status),
+                                     body: ByteBuffer(bytes: response.body), contentType: response.contentType))
+                } catch .invalidKey {
+                    answer(ErrorResponses.object(status: .badRequest, message: "Invalid Subscribe Key", service: "Blocks"))
+                } catch {
+                    answer(ErrorResponses.reply(error, shape: .object(service: "Blocks"), timetoken: node.time()))
+                }
             }
-        }, waiters: [])
+        })
     }
 
     /// The request headers an on-request handler sees: content negotiation and client identity,

@@ -5,12 +5,12 @@ extension Router {
     /// `GET /publish/{pub}/{sub}/0/{channel}/{callback}/{json}`, its POST form (JSON body), and the
     /// same shapes under `/signal`.
     func publish(_ request: PubNubRequest, kind: MessageKind) -> RouteAction {
-        do {
+        answering(.publish) { () throws(PubNodeError) in
             let s = request.segments
             let payload: [UInt8]
             if request.method == .POST {
                 guard var body = request.body, body.readableBytes > 0 else {
-                    throw PubNodeError.invalidParameter("POST publish needs a JSON body")
+                    throw .invalidParameter("POST publish needs a JSON body")
                 }
                 payload = body.readBytes(length: body.readableBytes) ?? []
             } else {
@@ -24,7 +24,7 @@ extension Router {
                 authKey: request.query["auth"])
             switch try node.begin(publishRequest) {
             case .done(let result):
-                return Router.answer(result)
+                return Self.answer(result)
             case .awaitingHooks(let pending):
                 // The before hooks run as a task on the connection's event loop (no thread hop);
                 // while they await, the loop serves other connections.
@@ -34,22 +34,17 @@ extension Router {
                     Task(executorPreference: executor) {
                         do throws(PubNodeError) {
                             let result = try await node.complete(pending, executor: executor)
-                            WakeBatcher.wake(result.waiters)
-                            switch Router.answer(result) {
-                            case .published(let sent, _): reply(sent)
-                            case .deferred(let start, _): start(reply)
-                            default: break
+                            switch Self.answer(result) {
+                            case .reply(let sent): reply(sent)
+                            case .deferred(let start): start(reply)
+                            case .poll: break
                             }
                         } catch {
-                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.clock.current()))
+                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
                         }
                     }
-                }, waiters: [])
+                })
             }
-        } catch let error as PubNodeError {
-            return refuse(error, .publish)
-        } catch {
-            return refuse(.invalidParameter("\(error)"), .publish)
         }
     }
 
@@ -62,7 +57,7 @@ extension Router {
         body.writeString(result.timetoken.description)
         body.writeStaticString(#""]"#)
         let sent = HTTPReply(body: body)
-        guard let commit = result.commit else { return .published(sent, waiters: result.waiters) }
+        guard let commit = result.commit else { return .reply(sent) }
         // Strict history mode: delivered live at once, acknowledged once durable (or refused if
         // the commit failed: delivered, but not stored).
         let timetoken = result.timetoken
@@ -72,6 +67,6 @@ extension Router {
                     ErrorResponses.reply(.storageFailed($0.description), shape: .publish, timetoken: timetoken)
                 } ?? sent)
             }
-        }, waiters: result.waiters)
+        })
     }
 }

@@ -3,46 +3,35 @@ import PubNodeCore
 
 extension Router {
     /// `GET /v2/subscribe/{sub}/{channels}/0` with `tt`, `tr`, `channel-group`, `uuid`, `heartbeat`,
-    /// `state` and `filter-expr`. With a `uuid`, each request also refreshes that uuid's presence.
+    /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
-        do {
-            let subscribeKey = request.segments[2]
-            let broker = try node.keyset(subscribeKey)
-            let channelNames = request.segments[3].split(separator: ",").map(String.init)
-            let groupNames = request.list("channel-group")
-            guard !channelNames.isEmpty || !groupNames.isEmpty else {
-                throw PubNodeError.invalidParameter("subscribe needs at least one channel or channel group")
-            }
-            let subscription = try Subscription(channelNames: channelNames, groupNames: groupNames, limits: node.limits)
+        answering(.object(service: "Subscribe")) { () throws(PubNodeError) in
+            try node.requireKeyset(request.segments[2])
             let cursor = try request.timetoken("tt") ?? .zero
             if let tr = request.query["tr"], Int(tr) == nil {
-                throw PubNodeError.invalidParameter("tr must be an integer region")
+                throw .invalidParameter("tr must be an integer region")
             }
-            let timeout = try Self.heartbeatSeconds(request)
-            let state = request.query["state"].map { Array($0.utf8) }
-            try node.authorizer.authorize(AccessRequest(
-                operation: .subscribe, subscribeKey: subscribeKey, channels: channelNames, groups: groupNames,
-                uuid: request.query["uuid"], authKey: request.query["auth"]))
-            var plan = SubscribePlan(broker: broker, subscription: subscription, cursor: cursor, region: region)
-            guard let uuid = Self.uuid(request) else {
-                if let state { _ = try PresenceState.keyed(state, limit: broker.presenceSettings.maxStateBytes) }
-                return .subscribe(plan)
+            let subscribe = SubscribeRequest(
+                subscribeKey: request.segments[2], channels: request.segments[3].split(separator: ",").map(String.init),
+                groups: request.list("channel-group"), cursor: cursor, uuid: Self.uuid(request),
+                heartbeatSeconds: try Self.heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
+                authKey: request.query["auth"])
+            switch try node.subscribe(subscribe) {
+            case .handshake(let next):
+                return .reply(HTTPReply(body: SubscribeResponse.render([], next: next, region: region,
+                                                                       allocator: ByteBufferAllocator())))
+            case .poll(let poll):
+                return .poll(poll)
             }
-            // Every poll, handshake or not, keeps the uuid present on what it listens to. A handshake
-            // is answered here with a cursor taken *before* the presence change, so that a client
-            // subscribed with presence also receives its own join on its first long-poll.
-            let handshake = cursor == .zero ? broker.currentTimetoken() : nil
-            let update = PresenceUpdate(uuid: uuid, subscription: subscription, timeoutSeconds: timeout, state: state)
-            plan.wake = try broker.heartbeat(update)
-            if let handshake {
-                let body = SubscribeResponse.render([], next: handshake, region: region, allocator: ByteBufferAllocator())
-                return .published(HTTPReply(body: body), waiters: plan.wake)
-            }
-            return .subscribe(plan)
-        } catch let error as PubNodeError {
-            return refuse(error, .object(service: "Subscribe"))
-        } catch {
-            return refuse(.invalidParameter("\(error)"), .object(service: "Subscribe"))
         }
+    }
+
+    /// The `heartbeat` parameter: seconds, 0 for the keyset default; nil when absent.
+    static func heartbeatSeconds(_ request: PubNubRequest) throws(PubNodeError) -> Int? {
+        guard let text = request.query["heartbeat"] else { return nil }
+        guard let seconds = Int(text), seconds >= 0, seconds <= Int(Int32.max) else {
+            throw .invalidParameter("heartbeat must be a non-negative number of seconds")
+        }
+        return seconds
     }
 }

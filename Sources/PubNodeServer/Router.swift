@@ -2,48 +2,33 @@ import NIOCore
 import NIOHTTP1
 import PubNodeCore
 
-/// What the connection handler should do with a routed request.
+/// What the connection handler does with a routed request.
 public enum RouteAction: Sendable {
     /// Answer at once.
     case reply(HTTPReply)
-    /// Answer at once, then wake these waiters (a publish).
-    case published(HTTPReply, waiters: [any Waiter])
-    /// Answer a subscribe: at once when messages are ready, else park it.
-    case subscribe(SubscribePlan)
-    /// Wake these waiters now and answer later: `start` runs once and calls its argument exactly
-    /// once, on any thread (a strict-mode publish waiting for its history commit).
-    case deferred(@Sendable (@escaping @Sendable (HTTPReply) -> Void) -> Void, waiters: [any Waiter])
+    /// A long-poll: answer at once when messages are ready after its cursor, else park it.
+    case poll(LongPoll)
+    /// Answer later: `start` runs once and calls its argument exactly once, on any thread (a
+    /// strict-mode publish waiting for its commit, before hooks, history reads, on-request hooks).
+    case deferred(@Sendable (@escaping @Sendable (HTTPReply) -> Void) -> Void)
 }
 
-/// A validated subscribe, ready to answer or park.
-public struct SubscribePlan: Sendable {
-    /// The keyset's broker.
-    public var broker: any KeysetBroker
-    /// What is listened to.
-    public var subscription: Subscription
-    /// The client's cursor (`tt`); zero means handshake.
-    public var cursor: Timetoken
-    /// The region to report in timetoken objects.
-    public var region: Int
-    /// Waiters to wake once the request is handled (for example, subscribers of presence events
-    /// this subscribe caused).
-    public var wake: [any Waiter] = []
-}
-
-/// Maps PubNub's wire protocol onto `Node`. Pure: no sockets, so it is tested directly.
+/// PubNub's wire protocol onto `Node`: each endpoint decodes its request into a request value,
+/// calls the node and encodes the result in PubNub's shape (errors through `ErrorResponses`).
+/// It holds no domain state and touches no broker, hub or presence store. Pure: no sockets, so it
+/// is tested directly.
 public struct Router: Sendable {
-    /// The domain node.
+    /// The node every operation goes to.
     public let node: Node
     /// The region reported in timetoken objects.
     public let region: Int
-    /// Bearer token of the `/v1/admin` endpoints; nil refuses them.
-    public let adminToken: String?
+    /// Per-event-loop batches of woken long-polls, shared by the connections this router serves.
+    let wakeQueues = WakeQueues()
 
     /// Creates a router.
-    public init(node: Node, region: Int = 1, adminToken: String? = nil) {
+    public init(node: Node, region: Int = 1) {
         self.node = node
         self.region = region
-        self.adminToken = adminToken
     }
 
     /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.
@@ -53,7 +38,7 @@ public struct Router: Sendable {
         case (.OPTIONS, _):
             return .reply(.json("{}"))
         case (.GET, "time") where s.count == 2:
-            return .reply(.json("[\(node.clock.current())]"))
+            return .reply(.json("[\(node.time())]"))
         case (.GET, "publish") where s.count == 7, (.POST, "publish") where s.count == 6 || s.count == 7:
             return publish(request, kind: .message)
         case (.GET, "signal") where s.count == 7, (.POST, "signal") where s.count == 6 || s.count == 7:
@@ -73,12 +58,43 @@ public struct Router: Sendable {
         case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "hooks":
             return hooksAdmin(request)
         default:
-            return .reply(ErrorResponses.object(status: .notFound, message: "Not Found: no such endpoint"))
+            return Self.noSuchEndpoint()
         }
     }
 
     /// Converts a thrown domain error to a reply of the given shape.
     func refuse(_ error: PubNodeError, _ shape: ErrorResponses.Shape) -> RouteAction {
-        .reply(ErrorResponses.reply(error, shape: shape, timetoken: node.clock.current()))
+        .reply(ErrorResponses.reply(error, shape: shape, timetoken: node.time()))
+    }
+
+    /// Runs `body`, turning any refusal into a reply of `shape`.
+    func answering(_ shape: ErrorResponses.Shape, _ body: () throws(PubNodeError) -> RouteAction) -> RouteAction {
+        do throws(PubNodeError) { return try body() } catch { return refuse(error, shape) }
+    }
+
+    /// Answers later with what `body` computes off the event loop (or its refusal in `shape`).
+    func later(_ shape: ErrorResponses.Shape, _ body: @escaping @Sendable () async throws(PubNodeError) -> HTTPReply)
+        -> RouteAction {
+        let node = self.node
+        return .deferred({ answer in
+            Task {
+                do throws(PubNodeError) {
+                    answer(try await body())
+                } catch {
+                    answer(ErrorResponses.reply(error, shape: shape, timetoken: node.time()))
+                }
+            }
+        })
+    }
+
+    /// The unknown-route answer.
+    static func noSuchEndpoint(service: String = "Balancer") -> RouteAction {
+        .reply(ErrorResponses.object(status: .notFound, message: "Not Found: no such endpoint", service: service))
+    }
+
+    /// The caller's uuid (`uuid`), nil when absent or empty.
+    static func uuid(_ request: PubNubRequest) -> String? {
+        guard let uuid = request.query["uuid"], !uuid.isEmpty else { return nil }
+        return uuid
     }
 }

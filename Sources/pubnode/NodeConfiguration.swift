@@ -65,7 +65,6 @@ struct NodeConfiguration: Sendable, Equatable {
         server.port = port
         server.region = region
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
-        server.adminToken = adminToken
         return server
     }
 }

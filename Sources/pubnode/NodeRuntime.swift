@@ -55,7 +55,8 @@ struct NodeRuntime {
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
-                        region: configuration.region, hooks: hooks, history: history)
+                        region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
+                        history: history)
         if let history {
             let restored = try history.restore(into: node)
             logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])

@@ -111,6 +111,12 @@ extension Array where Element == Delivery {
 }
 
 extension Node {
+    /// The in-memory hub of a subscribe key, or `invalidKey`.
+    func keyset(_ subscribeKey: String) throws(PubNodeError) -> ChannelHub {
+        guard let hub = (broker as? MemoryBroker)?.hub(subscribeKey) else { throw .invalidKey }
+        return hub
+    }
+
     /// Publishes a request that no before hook applies to, synchronously.
     func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
         switch try begin(request) {

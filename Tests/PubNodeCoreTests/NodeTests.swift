@@ -41,32 +41,7 @@ final class RecordingAuthorizer: Authorizer {
     var requests: [AccessRequest] { log.withLock { $0 } }
 }
 
-final class NodeTests: XCTestCase {
-    private let wall = ManualClock()
-    private let hooks = RecordingHooks()
-
-    private func node(limits: Limits = Limits(), keysets: [Keyset] = [.demo], region: Int = 1,
-                         authorizer: any Authorizer = OpenAuthorizer()) -> Node {
-        Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), region: region,
-                       authorizer: authorizer, hooks: hooks.engine)
-    }
-
-    private func request(_ channel: String = "ch", _ payload: String = "1", meta: String? = nil, uuid: String? = nil,
-                         kind: MessageKind = .message, store: Bool? = nil, noReplication: Bool = false,
-                         ttlHours: Int? = nil, customMessageType: String? = nil, authKey: String? = nil,
-                         publishKey: String = "demo", subscribeKey: String = "demo") -> PublishRequest {
-        PublishRequest(publishKey: publishKey, subscribeKey: subscribeKey, channel: channel, payload: Array(payload.utf8),
-                       meta: meta.map { Array($0.utf8) }, uuid: uuid, kind: kind, store: store, noReplication: noReplication,
-                       ttlHours: ttlHours, customMessageType: customMessageType, authKey: authKey)
-    }
-
-    private func buffered(_ node: Node, _ channel: String = "ch", key: String = "demo") throws -> [Delivery] {
-        try node.keyset(key).collect(Fixture.subscription([channel]), after: .zero).deliveries
-    }
-
-    private func envelope(_ message: PublishedMessage) -> String {
-        String(decoding: message.envelope, as: UTF8.self)
-    }
+final class NodeTests: NodeTestCase {
 
     // MARK: Accepted publishes
 
@@ -77,7 +52,7 @@ final class NodeTests: XCTestCase {
         let result = try node.publishNow(request("ch", "{\"hello\":\"world\"}"))
         XCTAssertEqual(result.timetoken.rawValue, ManualClock.start / 100)
         XCTAssertEqual(result.message.timetoken, result.timetoken)
-        XCTAssertTrue(result.waiters.includes(waiter))
+        XCTAssertEqual(waiter.wakeCount, 1, "the parked waiter is woken")
         let deliveries = try buffered(node)
         XCTAssertEqual(deliveries.payloads, ["{\"hello\":\"world\"}"])
         XCTAssertTrue(deliveries.first?.message === result.message)
@@ -248,106 +223,33 @@ final class NodeTests: XCTestCase {
         XCTAssertEqual(try buffered(node).payloads, ["\"sig\""])
         XCTAssertTrue(envelope(result.message).hasSuffix(",\"e\":1"))
     }
+}
 
-    // MARK: Fire
+/// What the node's publish tests share: a manual clock, recorded hooks, requests and reads.
+class NodeTestCase: XCTestCase {
+    let wall = ManualClock()
+    let hooks = RecordingHooks()
 
-    func testFireGoesToHooksOnlyAndIsNotBuffered() throws {
-        let node = node()
-        let hub = try node.keyset("demo")
-        let waiter = TestWaiter()
-        let subscription = Fixture.subscription(["ch"])
-        XCTAssertNil(hub.park(waiter, on: subscription, after: .zero))
-
-        let result = try node.publishNow(request("ch", "{\"fire\":true}", store: false, noReplication: true))
-        XCTAssertEqual(result.timetoken.rawValue, ManualClock.start / 100)
-        XCTAssertTrue(result.waiters.isEmpty)
-        XCTAssertFalse(result.message.store)
-        let received = hooks.fired
-        XCTAssertEqual(received.count, 1)
-        XCTAssertEqual(received.first?.timetoken, result.timetoken)
-        XCTAssertEqual(received.first?.subscribeKey, "demo")
-        XCTAssertEqual(received.first?.message, Array("{\"fire\":true}".utf8))
-        XCTAssertTrue(hub.collect(subscription, after: .zero).deliveries.isEmpty, "a fire is not buffered")
-
-        let later = try node.publishNow(request("ch"))
-        XCTAssertGreaterThan(later.timetoken, result.timetoken, "fire timetokens come from the node clock")
-        XCTAssertTrue(later.waiters.includes(waiter), "the fire did not consume the parked waiter")
+    func node(limits: Limits = Limits(), keysets: [Keyset] = [.demo], region: Int = 1,
+                         authorizer: any Authorizer = OpenAuthorizer()) -> Node {
+        Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), region: region,
+                       authorizer: authorizer, hooks: hooks.engine)
     }
 
-    func testOnlyStoreFalseWithNoReplicationIsAFire() throws {
-        let node = node()
-        let storeOff = try node.publishNow(request("ch", "1", store: false))
-        let noRep = try node.publishNow(request("ch", "2", noReplication: true))
-        let signal = try node.publishNow(request("ch", "3", kind: .signal, store: false, noReplication: true))
-        XCTAssertTrue(hooks.fired.isEmpty)
-        XCTAssertEqual(try buffered(node).payloads, ["1", "2", "3"])
-        XCTAssertFalse(storeOff.message.store)
-        XCTAssertTrue(noRep.message.store)
-        XCTAssertEqual(signal.message.kind, .signal)
+    func request(_ channel: String = "ch", _ payload: String = "1", meta: String? = nil, uuid: String? = nil,
+                         kind: MessageKind = .message, store: Bool? = nil, noReplication: Bool = false,
+                         ttlHours: Int? = nil, customMessageType: String? = nil, authKey: String? = nil,
+                         publishKey: String = "demo", subscribeKey: String = "demo") -> PublishRequest {
+        PublishRequest(publishKey: publishKey, subscribeKey: subscribeKey, channel: channel, payload: Array(payload.utf8),
+                       meta: meta.map { Array($0.utf8) }, uuid: uuid, kind: kind, store: store, noReplication: noReplication,
+                       ttlHours: ttlHours, customMessageType: customMessageType, authKey: authKey)
     }
 
-    func testFireIsValidatedLikeAPublish() throws {
-        let node = node()
-        XCTAssertEqual(Fixture.pubNodeError { _ = try node.publishNow(self.request("ch", "{", store: false, noReplication: true)) },
-                       .invalidJSON)
-        XCTAssertEqual(Fixture.pubNodeError { _ = try node.publishNow(self.request("a.*", store: false, noReplication: true)) },
-                       .publishToWildcard("a.*"))
-        XCTAssertTrue(hooks.fired.isEmpty)
+    func buffered(_ node: Node, _ channel: String = "ch", key: String = "demo") throws -> [Delivery] {
+        try node.keyset(key).collect(Fixture.subscription([channel]), after: .zero).deliveries
     }
 
-    func testFireEnvelopeCarriesTheConfiguredRegion() throws {
-        let node = node(region: 7)
-        let published = try node.publishNow(request("ch"))
-        XCTAssertTrue(envelope(published.message).contains("\"r\":7}"), envelope(published.message))
-        let fired = try node.publishNow(request("ch", store: false, noReplication: true))
-        XCTAssertTrue(envelope(fired.message).contains("\"r\":7}"), "fire rendered \(envelope(fired.message))")
-    }
-
-    // MARK: Other parameters
-
-    func testCustomMessageTypeRules() throws {
-        let node = node()
-        for type in ["abc", "ABC", "a-b", "a_b", "Z9-_", "1ab", String(repeating: "x", count: 50)] {
-            let result = try node.publishNow(request("ch", customMessageType: type))
-            XCTAssertEqual(result.message.customMessageType, type)
-        }
-        for type in ["", "ab", String(repeating: "x", count: 51), "-abc", "_abc", "a b", "abc!", "ébc", "abc.", "ab\n"] {
-            let error = Fixture.pubNodeError { _ = try node.publishNow(self.request("ch", customMessageType: type)) }
-            guard case .invalidParameter = error else {
-                XCTFail("custom_message_type \(type.debugDescription) gave \(String(describing: error))")
-                continue
-            }
-        }
-    }
-
-    func testTTLMustNotBeNegative() throws {
-        let node = node()
-        let error = Fixture.pubNodeError { _ = try node.publishNow(self.request("ch", ttlHours: -1)) }
-        guard case .invalidParameter = error else { return XCTFail("ttl -1 gave \(String(describing: error))") }
-        XCTAssertEqual(try node.publishNow(request("ch", ttlHours: 0)).message.ttlHours, 0)
-        XCTAssertEqual(try node.publishNow(request("ch", ttlHours: 24)).message.ttlHours, 24)
-        XCTAssertNil(try node.publishNow(request("ch")).message.ttlHours)
-    }
-
-    // MARK: Envelope
-
-    func testEnvelopeHoldsThePayloadByteExactAndTheOptionalFields() throws {
-        let node = node()
-        let payload = "{\"big\":123456789012345678901234567890,\"f\":1.50E+3,\"s\":\"\\u00e9\",  \"z\":[ ]}"
-        let result = try node.publishNow(request("ch", payload, meta: "{\"m\":1}", uuid: "user-1", customMessageType: "chat_msg"))
-        let tt = result.timetoken.description
-        XCTAssertEqual(envelope(result.message),
-                       "{\"a\":\"0\",\"f\":0,\"i\":\"user-1\",\"p\":{\"t\":\"\(tt)\",\"r\":1},\"k\":\"demo\",\"c\":\"ch\","
-                       + "\"d\":\(payload),\"u\":{\"m\":1},\"cmt\":\"chat_msg\"")
-        XCTAssertEqual(Array(result.message.payload), Array(payload.utf8))
-        XCTAssertFalse(envelope(result.message).contains("\"e\":"), "ordinary messages carry no e")
-    }
-
-    func testSignalEnvelopeHasE1AndMinimalFieldsWhenOmitted() throws {
-        let node = node()
-        let result = try node.publishNow(request("ch", "7", kind: .signal))
-        let tt = result.timetoken.description
-        XCTAssertEqual(envelope(result.message),
-                       "{\"a\":\"0\",\"f\":0,\"p\":{\"t\":\"\(tt)\",\"r\":1},\"k\":\"demo\",\"c\":\"ch\",\"d\":7,\"e\":1")
+    func envelope(_ message: PublishedMessage) -> String {
+        String(decoding: message.envelope, as: UTF8.self)
     }
 }

@@ -74,12 +74,12 @@ extension Router {
             return (0, "")
         }
         switch route(request) {
-        case .reply(let reply), .published(let reply, _):
+        case .reply(let reply):
             return (Int(reply.status.code), String(buffer: reply.body))
-        case .subscribe:
+        case .poll:
             XCTFail("unexpected subscribe", file: file, line: line)
             return (0, "")
-        case .deferred(let start, _):
+        case .deferred(let start):
             let answer = Mutex<HTTPReply?>(nil)
             let done = DispatchSemaphore(value: 0)
             start { reply in

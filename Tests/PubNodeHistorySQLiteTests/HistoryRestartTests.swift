@@ -22,10 +22,10 @@ final class HistoryRestartTests: XCTestCase {
         XCTAssertEqual(report.newest?.rawValue, published.last)
         XCTAssertGreaterThan(node.clock.next().rawValue, published.last!)
 
-        guard case .subscribe(let plan) = router.route(try PubNubRequest(method: .GET, uri: "/v2/subscribe/demo/room/0?tt=\(before)")) else {
+        guard case .poll(let poll) = router.route(try PubNubRequest(method: .GET, uri: "/v2/subscribe/demo/room/0?tt=\(before)")) else {
             return XCTFail("expected a subscribe")
         }
-        let ready = plan.broker.collect(plan.subscription, after: plan.cursor)
+        let ready = poll.read()
         XCTAssertEqual(ready.deliveries.map(\.message.timetoken.rawValue), published)
         XCTAssertEqual(ready.deliveries.map { String(decoding: $0.message.payload, as: UTF8.self) }, ["0", "1", "2", "3", "4"])
 

@@ -13,8 +13,8 @@ final class EmbeddedNode {
 
     init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
          hooks: HookEngine = .none(), adminToken: String? = nil) {
-        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), hooks: hooks)
-        router = Router(node: node, adminToken: adminToken)
+        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), adminToken: adminToken, hooks: hooks)
+        router = Router(node: node)
     }
 
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
@@ -91,6 +91,11 @@ final class Connection {
 }
 
 extension Node {
+    /// The in-memory hub of a subscribe key (for inspecting parked waiters).
+    func hub(_ subscribeKey: String = "demo") -> ChannelHub? {
+        (broker as? MemoryBroker)?.hub(subscribeKey)
+    }
+
     /// Publishes a request that no before hook applies to, synchronously.
     func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
         switch try begin(request) {

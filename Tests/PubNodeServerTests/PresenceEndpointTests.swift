@@ -26,17 +26,16 @@ final class PresenceEndpointTests: XCTestCase {
     func testHeartbeatBelowTheMinimumIsRaisedAndZeroMeansTheDefault() throws {
         let clock = StepClock()
         let node = EmbeddedNode(wall: clock)
-        let broker = try XCTUnwrap(node.node.broker.keyset("demo"))
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=short&heartbeat=5")
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=default&heartbeat=0")
         clock.advance(seconds: 19)
-        _ = broker.sweepPresence()
+        _ = node.node.sweepPresence()
         XCTAssertEqual(try occupants(node, "c"), ["default", "short"], "5 s is raised to the 20 s minimum")
         clock.advance(seconds: 1)
-        XCTAssertEqual(broker.sweepPresence().counts.timedOut, 1)
+        XCTAssertEqual(node.node.sweepPresence().timedOut, 1)
         XCTAssertEqual(try occupants(node, "c"), ["default"])
         clock.advance(seconds: 280)
-        XCTAssertEqual(broker.sweepPresence().counts.timedOut, 1, "heartbeat=0 is the 300 s default")
+        XCTAssertEqual(node.node.sweepPresence().timedOut, 1, "heartbeat=0 is the 300 s default")
     }
 
     func testLeaveRemovesAtOnceEvenWhileALongPollOfThatUUIDIsParked() throws {

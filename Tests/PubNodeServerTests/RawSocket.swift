@@ -54,11 +54,10 @@ struct SocketNode {
     let server: PubNodeHTTPServer
     let port: Int
 
-    static func start(_ node: Node, adminToken: String? = nil) async throws -> SocketNode {
+    static func start(_ node: Node) async throws -> SocketNode {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.eventLoopThreads = 1
-        configuration.adminToken = adminToken
         let server = PubNodeHTTPServer(configuration: configuration, node: node)
         return SocketNode(server: server, port: try await server.start())
     }

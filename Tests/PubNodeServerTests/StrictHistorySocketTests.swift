@@ -8,23 +8,33 @@ import PubNodeServer
 import Synchronization
 import XCTest
 
-/// A store whose commits wait until the test opens a gate, to hold a strict-mode publish pending.
-final class GatedStore: HistoryStore {
+/// A memory store that calls `onAppend` before each commit and `onRead` before each read, so a test
+/// can hold commits back or observe where reads run.
+final class InstrumentedStore: HistoryStore {
     let inner = MemoryHistoryStore()
-    let gate = DispatchSemaphore(value: 0)
+    private let onAppend: @Sendable () -> Void
+    private let onRead: @Sendable () -> Void
+
+    init(onAppend: @escaping @Sendable () -> Void = {}, onRead: @escaping @Sendable () -> Void = {}) {
+        self.onAppend = onAppend
+        self.onRead = onRead
+    }
 
     func append(_ messages: [StoredMessage]) throws(HistoryError) {
-        _ = gate.wait(timeout: .now() + 10)
+        onAppend()
         try inner.append(messages)
     }
     func messages(subscribeKey: String, channel: String, query: HistoryQuery, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
+        onRead()
+        return try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
     }
     func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int {
-        try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
+        onRead()
+        return try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
     }
     func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
-        try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
+        onRead()
+        return try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
     }
     func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
     func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
@@ -36,7 +46,8 @@ final class GatedStore: HistoryStore {
 /// Strict history mode acknowledges a publish only after its commit, without blocking the event loop.
 final class StrictHistorySocketTests: XCTestCase {
     func testStrictPublishWaitsForCommitWhileTheLoopKeepsServing() async throws {
-        let store = GatedStore()
+        let gate = DispatchSemaphore(value: 0)
+        let store = InstrumentedStore(onAppend: { _ = gate.wait(timeout: .now() + 10) })
         let clock = TimetokenClock()
         let history = MessageHistory(store: store, policies: ["demo": HistoryPolicy()], clock: clock,
                                      flushMilliseconds: 1, strict: true)
@@ -58,7 +69,7 @@ final class StrictHistorySocketTests: XCTestCase {
         let (time, _) = try await session.data(from: URL(string: "\(base)/time/0")!)
         XCTAssertEqual(Response.parse(httpBody: time)[0]?.stringValue?.count, 17, "the one event loop still serves")
         XCTAssertFalse(acknowledged.withLock { $0 }, "no acknowledgement before the commit")
-        store.gate.signal()
+        gate.signal()
         let (body, response) = try await publish.value
         XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
         XCTAssertEqual(Response.parse(httpBody: body)[1], .string("Sent"))

@@ -53,7 +53,8 @@ class WebhookTestCase: XCTestCase {
 
     func buffered(_ node: Node, _ channel: String) throws -> [String] {
         let subscription = Subscription(channels: [channel], wildcards: [], groups: [])
-        return try node.keyset("demo").collect(subscription, after: .zero).deliveries
+        let hub = try XCTUnwrap((node.broker as? MemoryBroker)?.hub("demo"))
+        return hub.collect(subscription, after: .zero).deliveries
             .map { String(decoding: $0.message.payload, as: UTF8.self) }
     }
 

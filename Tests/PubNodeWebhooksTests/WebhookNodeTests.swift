@@ -23,11 +23,11 @@ final class WebhookNodeTests: WebhookTestCase {
         request.headers = headers
         let reply: HTTPReply
         switch router.route(request) {
-        case .reply(let answer), .published(let answer, _):
+        case .reply(let answer):
             reply = answer
-        case .deferred(let start, _):
+        case .deferred(let start):
             reply = await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
-        case .subscribe:
+        case .poll:
             throw XCTSkip("not a subscribe test")
         }
         return Answer(status: Int(reply.status.code), body: String(buffer: reply.body), contentType: reply.contentType)
@@ -204,13 +204,13 @@ final class WebhookNodeTests: WebhookTestCase {
         hook.delivery.maxAttempts = 1
         let engine = try engine([hook])
         let token = "0123456789abcdef-token"
-        let router = Router(node: Node(hooks: engine), adminToken: token)
+        let router = Router(node: Node(adminToken: token, hooks: engine))
         let auth = ["authorization": "Bearer \(token)"]
         _ = try await router.node.publish(request("c", "1"))
         let dead = await eventually { engine.deadLetters().count == 1 }
         XCTAssertTrue(dead)
 
-        let closed = try await call(Router(node: router.node), .GET, "/v1/admin/hooks", headers: auth)
+        let closed = try await call(Router(node: Node(hooks: engine)), .GET, "/v1/admin/hooks", headers: auth)
         XCTAssertEqual(closed.status, 403, "no token configured: admin is off")
         let wrong = try await call(router, .GET, "/v1/admin/hooks", headers: ["authorization": "Bearer nope"])
         XCTAssertEqual(wrong.status, 401)

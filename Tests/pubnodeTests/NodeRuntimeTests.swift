@@ -49,7 +49,7 @@ final class NodeRuntimeTests: XCTestCase {
         XCTAssertTrue(events.body.contains("timeout") && events.body.contains("u1"), events.body)
 
         // An hour later the channel sweep has expired the event and reclaimed the idle channel.
-        let hub = try XCTUnwrap(runtime.node.broker.keyset("demo") as? ChannelHub)
+        let hub = try XCTUnwrap((runtime.node.broker as? MemoryBroker)?.hub("demo"))
         XCTAssertGreaterThan(hub.channelCount, 0)
         await clock.sleepers(atLeast: 3)
         clock.advance(by: .seconds(3700))

@@ -28,8 +28,8 @@ final class PresenceConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.keysets[1].presenceSettings(configuration.limits).timeoutSeconds, 300)
         XCTAssertNoThrow(try configuration.validate())
         let node = Node(keysets: configuration.keysets, limits: configuration.limits)
-        XCTAssertEqual(node.broker.keyset("s")?.presenceSettings.timeoutSeconds, 60)
-        XCTAssertEqual(node.broker.keyset("s2")?.presenceSettings.timeoutSeconds, 300)
+        XCTAssertEqual(node.presence.keyset("s")?.settings.timeoutSeconds, 60)
+        XCTAssertEqual(node.presence.keyset("s2")?.settings.timeoutSeconds, 300)
     }
 
     func testBadKeysetOverridesAreReported() throws {

@@ -1,60 +1,4 @@
-/// The node's domain façade: keysets, broker, authorization and hooks, free of any transport.
-///
-/// The HTTP front decodes requests into domain values and calls these methods; every domain rule
-/// (names, JSON validity, sizes, fire semantics) is applied here once.
-public final class Node: Sendable {
-    /// The configured key pairs.
-    public let keysets: [Keyset]
-    /// The limits in force.
-    public let limits: Limits
-    /// Publishing and delivery.
-    public let broker: any MessageBroker
-    /// The authorization point.
-    public let authorizer: any Authorizer
-    /// The server-side hooks (before, after and on-request).
-    public let hooks: HookEngine
-    /// The node's timetoken clock.
-    public let clock: TimetokenClock
-    /// Region number rendered into envelopes the service builds itself (fire).
-    public let region: Int
-    /// Message history, when the node keeps it.
-    public let history: MessageHistory?
-    private let publishKeys: [String: Set<String>]
-    private let validator = JSONValidator()
-
-    /// Assembles the service. After-presence hooks are fed by the broker's presence trackers: a
-    /// broker built here by hand needs `presenceObserver: hooks.presenceObserver(subscribeKey:)`
-    /// (the in-memory convenience initializer does this).
-    public init(keysets: [Keyset], limits: Limits, broker: any MessageBroker, clock: TimetokenClock, region: Int = 1,
-                authorizer: any Authorizer = OpenAuthorizer(), hooks: HookEngine = .none(),
-                history: MessageHistory? = nil) {
-        self.keysets = keysets
-        self.history = history
-        self.region = region
-        self.limits = limits
-        self.broker = broker
-        self.clock = clock
-        self.authorizer = authorizer
-        self.hooks = hooks
-        self.publishKeys = Dictionary(grouping: keysets, by: \.subscribeKey).mapValues { Set($0.map(\.publishKey)) }
-    }
-
-    /// An in-memory node for `keysets`.
-    public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
-                            region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
-                            hooks: HookEngine = .none(), history: MessageHistory? = nil) {
-        let broker = MemoryBroker(keysets: keysets, limits: limits, clock: clock, region: region,
-                                  presenceObserver: hooks.presenceObserver(subscribeKey:))
-        self.init(keysets: keysets, limits: limits, broker: broker, clock: clock, region: region,
-                  authorizer: authorizer, hooks: hooks, history: history)
-    }
-
-    /// The broker of a subscribe key, or `invalidKey`.
-    public func keyset(_ subscribeKey: String) throws(PubNodeError) -> any KeysetBroker {
-        guard let broker = broker.keyset(subscribeKey) else { throw .invalidKey }
-        return broker
-    }
-
+extension Node {
     /// Where a publish stands after validation.
     public enum PublishStep: Sendable {
         /// Accepted.
@@ -75,8 +19,6 @@ public final class Node: Sendable {
     public struct PublishResult: Sendable {
         /// The timetoken issued.
         public var timetoken: Timetoken
-        /// Waiters to wake (empty for a fire).
-        public var waiters: [any Waiter]
         /// The accepted message.
         public var message: PublishedMessage
         /// Strict history mode only: the history commit to wait for before acknowledging.
@@ -87,11 +29,11 @@ public final class Node: Sendable {
     /// are bound to its channel, returns it for `complete(_:)` to run them first.
     public func begin(_ request: PublishRequest) throws(PubNodeError) -> PublishStep {
         guard publishKeys[request.subscribeKey]?.contains(request.publishKey) == true else { throw .invalidKey }
-        let broker = try keyset(request.subscribeKey)
+        let broker = try keysetBroker(request.subscribeKey)
         let operation: AccessRequest.Operation = request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
-        try authorizer.authorize(AccessRequest(operation: operation, subscribeKey: request.subscribeKey,
-                                               publishKey: request.publishKey, channels: [request.channel],
-                                               uuid: request.uuid, authKey: request.authKey))
+        try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, publishKey: request.publishKey,
+                                    resources: [.init(.channel, request.channel, .write)],
+                                    uuid: request.uuid, authKey: request.authKey))
         try validate(request)
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
@@ -119,7 +61,7 @@ public final class Node: Sendable {
                 }
             }
         }
-        return accept(request, broker: try keyset(request.subscribeKey))
+        return accept(request, broker: try keysetBroker(request.subscribeKey))
     }
 
     /// Validates and accepts a publish, signal or fire, running any before hooks first.
@@ -140,13 +82,14 @@ public final class Node: Sendable {
             let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
                                            region: region, publishedAtNanoseconds: clock.nowNanoseconds())
             hooks.accepted(message, action: .fire, subscribeKey: request.subscribeKey)
-            return PublishResult(timetoken: message.timetoken, waiters: [], message: message)
+            return PublishResult(timetoken: message.timetoken, message: message)
         }
-        let outcome = broker.publish(draft)
-        let commit = history?.record(outcome.message, subscribeKey: request.subscribeKey)
-        hooks.accepted(outcome.message, action: Self.action(request), subscribeKey: request.subscribeKey)
-        return PublishResult(timetoken: outcome.message.timetoken, waiters: outcome.waiters, message: outcome.message,
-                             commit: commit)
+        var commit: PendingCommit?
+        let message = broker.publish(draft) { message in
+            commit = history?.record(message, subscribeKey: request.subscribeKey)
+        }
+        hooks.accepted(message, action: Self.action(request), subscribeKey: request.subscribeKey)
+        return PublishResult(timetoken: message.timetoken, message: message, commit: commit)
     }
 
     private static func action(_ request: PublishRequest) -> HookAction {

@@ -1,0 +1,109 @@
+/// Moves messages from publishers to subscribers: the seam between a node and its message engine
+/// (centrifuge's `Broker`).
+///
+/// A broker gives each message its timetoken, keeps every channel's buffer, delivers messages to
+/// the subscribers parked on this node, and holds channel-group membership. `MemoryBroker` is the
+/// single-node engine; a clustered engine (Redis) implements the same requirements by issuing
+/// timetokens and appending to shared buffers in Redis and delivering what other nodes publish to
+/// this node's parked subscribers. `Docs/architecture.md` describes how.
+public protocol Broker: Sendable {
+    /// The channels of one subscribe key, or nil when the key is not configured.
+    func keyset(_ subscribeKey: String) -> (any KeysetBroker)?
+    /// Every configured keyset, for sweeping.
+    var allKeysets: [any KeysetBroker] { get }
+}
+
+/// The channels, buffers, groups and parked subscribers of one subscribe key.
+///
+/// Every method may be called from any thread. Waiters are woken by the broker itself (with
+/// `Waiter.wake()`), never handed back to the caller.
+public protocol KeysetBroker: Sendable {
+    /// The subscribe key served.
+    var subscribeKey: String { get }
+
+    /// Accepts a message: issues its timetoken (unique and increasing per channel), appends it to
+    /// the channel's buffer, calls `beforeDelivery` with it (the node hands it to history there, so
+    /// a subscriber that receives it and reads history at once finds it), then wakes the
+    /// subscribers of the channel, its groups and its wildcard patterns.
+    func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage
+
+    /// Registers `waiter` on everything `subscription` listens to, then reads the buffers after
+    /// `cursor`: the messages when some are ready (the waiter is unregistered again), or nil when
+    /// it stays parked until a publish wakes it or `cancel` removes it.
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch?
+
+    /// The messages for `subscription` after `cursor`, oldest first, each once, capped at the
+    /// per-response limit; `next` is the cursor to continue from.
+    func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch
+
+    /// Unregisters `waiter` from everything `subscription` listens to.
+    func cancel(_ waiter: any Waiter, on subscription: Subscription)
+
+    /// Adds channels to a group (creating it); the change reaches subscribers already parked on it.
+    func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError)
+    /// Removes channels from a group; unknown channels are ignored.
+    func removeChannels(_ channels: [String], fromGroup group: String) throws(PubNodeError)
+    /// Deletes a group.
+    func deleteGroup(_ group: String) throws(PubNodeError)
+    /// A group's channels, sorted.
+    func channels(inGroup group: String) throws(PubNodeError) -> [String]
+    /// The groups that have channels, sorted.
+    func groupNames() -> [String]
+
+    /// Puts stored messages (with their timetokens, oldest first per channel) back into the
+    /// buffers after a restart, waking no one; returns how many were buffered.
+    func restore(_ messages: [PublishedMessage]) -> Int
+
+    /// Expires old buffered messages and reclaims idle channels.
+    func sweep() -> ChannelSweepReport
+}
+
+extension KeysetBroker {
+    /// Accepts a message with nothing to do before its delivery.
+    public func publish(_ draft: PublishDraft) -> PublishedMessage {
+        publish(draft, beforeDelivery: { _ in })
+    }
+}
+
+/// Messages ready for one subscriber and the cursor it continues from.
+public struct DeliveryBatch: Sendable {
+    /// The messages, oldest first.
+    public var deliveries: [Delivery]
+    /// The last delivered timetoken, or the request's cursor when nothing was delivered.
+    public var next: Timetoken
+
+    /// Creates a batch.
+    public init(deliveries: [Delivery], next: Timetoken) {
+        self.deliveries = deliveries
+        self.next = next
+    }
+}
+
+/// What one buffer sweep did.
+public struct ChannelSweepReport: Sendable, Equatable {
+    /// Messages dropped for age.
+    public var expiredMessages = 0
+    /// Channels reclaimed (empty, unsubscribed, in no group, idle).
+    public var reclaimedChannels = 0
+    /// Empty group and wildcard states reclaimed.
+    public var reclaimedTopics = 0
+
+    /// An empty report.
+    public init() {}
+
+    /// Adds another keyset's figures.
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var sum = lhs
+        sum.expiredMessages += rhs.expiredMessages
+        sum.reclaimedChannels += rhs.reclaimedChannels
+        sum.reclaimedTopics += rhs.reclaimedTopics
+        return sum
+    }
+}
+
+extension Sequence where Element == any Waiter {
+    /// Wakes every waiter; each schedules its own work (the transport batches by thread).
+    func wakeAll() {
+        for waiter in self { waiter.wake() }
+    }
+}

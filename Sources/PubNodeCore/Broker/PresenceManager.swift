@@ -1,0 +1,40 @@
+/// Who is present where: the seam between a node and its presence store (centrifuge's
+/// `PresenceManager`).
+///
+/// `MemoryPresence` keeps presence in this process; a clustered store (Redis) implements the same
+/// requirements so that every node lists the users of every node and each change is announced
+/// once. Presence events are published on `<channel>-pnpres` through the broker.
+public protocol PresenceManager: Sendable {
+    /// The presence of one subscribe key, or nil when the key is not configured.
+    func keyset(_ subscribeKey: String) -> (any KeysetPresence)?
+    /// Every configured keyset, for sweeping.
+    var allKeysets: [any KeysetPresence] { get }
+}
+
+/// Presence of one subscribe key. Events go out on `-pnpres` channels; their subscribers are woken
+/// by the store itself.
+public protocol KeysetPresence: Sendable {
+    /// The presence rules of this keyset.
+    var settings: PresenceSettings { get }
+
+    /// Refreshes (or starts) a uuid's presence on channels and the channels of groups, applying
+    /// the state given; a refused state changes nothing.
+    func heartbeat(_ update: PresenceUpdate) throws(PubNodeError)
+    /// Removes a uuid from channels and the channels of groups at once.
+    func leave(uuid: String, channels: [String], groups: [String])
+    /// Sets a uuid's state on channels and the channels of groups; returns it as stored (nil for `{}`).
+    func setState(uuid: String, channels: [String], groups: [String], state: [UInt8]) throws(PubNodeError) -> [UInt8]?
+    /// A uuid's state on the channels named and, where it has one, on the channels of groups.
+    func state(of uuid: String, channels: [String], groups: [String]) -> [(channel: String, state: [UInt8]?)]
+    /// Occupancy of channels and of the channels of groups.
+    func hereNow(channels: [String], groups: [String], query: OccupancyQuery) -> [ChannelOccupancy]
+    /// Occupancy of every occupied channel.
+    func hereNow(query: OccupancyQuery) -> [ChannelOccupancy]
+    /// The channels a uuid is present on.
+    func whereNow(uuid: String) -> [String]
+    /// Times out expired uuids and emits due interval events.
+    func sweep() -> PresenceSweepCounts
+}
+
+/// What one presence sweep did.
+public typealias PresenceSweepCounts = PresenceTracker.SweepCounts

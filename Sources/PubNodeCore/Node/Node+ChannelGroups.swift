@@ -1,0 +1,79 @@
+/// A channel-registry call (`/v1/channel-registration/sub-key/{sub}/channel-group…`).
+public struct ChannelGroupRequest: Sendable {
+    /// What to do.
+    public enum Action: Sendable, Equatable {
+        /// List the groups that have channels.
+        case listGroups
+        /// List a group's channels.
+        case listChannels(group: String)
+        /// Add channels to a group.
+        case add(group: String, channels: [String])
+        /// Remove channels from a group.
+        case remove(group: String, channels: [String])
+        /// Delete a group.
+        case delete(group: String)
+    }
+
+    /// The subscribe key.
+    public var subscribeKey: String
+    /// What to do.
+    public var action: Action
+    /// The caller's uuid, if given.
+    public var uuid: String?
+    /// The caller's auth key or token.
+    public var authKey: String?
+
+    /// Creates a channel-registry request.
+    public init(subscribeKey: String, action: Action, uuid: String? = nil, authKey: String? = nil) {
+        self.subscribeKey = subscribeKey
+        self.action = action
+        self.uuid = uuid
+        self.authKey = authKey
+    }
+}
+
+/// What a channel-registry call answers.
+public enum ChannelGroupResult: Sendable, Equatable {
+    /// The groups that have channels.
+    case groups([String])
+    /// A group's channels.
+    case channels(group: String, [String])
+    /// Done.
+    case done
+}
+
+extension Node {
+    /// Lists, changes or deletes channel groups.
+    public func channelGroups(_ request: ChannelGroupRequest) throws(PubNodeError) -> ChannelGroupResult {
+        let broker = try keysetBroker(request.subscribeKey)
+        let operation: AccessRequest.Operation
+        var resources: [AccessRequest.Resource]
+        switch request.action {
+        case .listGroups:
+            (operation, resources) = (.listGroups, [])
+        case .listChannels(let group):
+            (operation, resources) = (.listGroupChannels, [.init(.group, group, .read)])
+        case .add(let group, let channels):
+            (operation, resources) = (.addGroupChannels, [.init(.group, group, .manage)] + .channels(channels, .read))
+        case .remove(let group, let channels):
+            (operation, resources) = (.removeGroupChannels, [.init(.group, group, .manage)] + .channels(channels, .read))
+        case .delete(let group):
+            (operation, resources) = (.deleteGroup, [.init(.group, group, .manage)])
+        }
+        try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: resources,
+                                    uuid: request.uuid, authKey: request.authKey))
+        switch request.action {
+        case .listGroups:
+            return .groups(broker.groupNames())
+        case .listChannels(let group):
+            return .channels(group: group, try broker.channels(inGroup: group))
+        case .add(let group, let channels):
+            try broker.addChannels(channels, toGroup: group)
+        case .remove(let group, let channels):
+            try broker.removeChannels(channels, fromGroup: group)
+        case .delete(let group):
+            try broker.deleteGroup(group)
+        }
+        return .done
+    }
+}

@@ -1,0 +1,29 @@
+extension Node {
+    /// Validates and authorizes a subscribe; with a uuid, refreshes its presence on everything it
+    /// listens to (every poll, handshake or not). A handshake is answered with a cursor taken
+    /// *before* the presence change, so a client subscribed with presence also receives its own
+    /// join on its first long-poll.
+    public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
+        let broker = try keysetBroker(request.subscribeKey)
+        let presence = try keysetPresence(request.subscribeKey)
+        guard !request.channels.isEmpty || !request.groups.isEmpty else {
+            throw .invalidParameter("subscribe needs at least one channel or channel group")
+        }
+        let subscription = try Subscription(channelNames: request.channels, groupNames: request.groups, limits: limits)
+        try authorize(AccessRequest(
+            .subscribe, subscribeKey: request.subscribeKey,
+            resources: .channels(subscription.channels + subscription.wildcards.map(\.pattern), .read)
+                + .groups(subscription.groups, .read),
+            uuid: request.uuid, authKey: request.authKey))
+        guard let uuid = request.uuid else {
+            if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
+            return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,
+                                                                                            cursor: request.cursor, broker: broker))
+        }
+        let handshake = request.cursor == .zero ? clock.current() : nil
+        try presence.heartbeat(PresenceUpdate(uuid: uuid, subscription: subscription,
+                                              timeoutSeconds: request.heartbeatSeconds, state: request.state))
+        if let handshake { return .handshake(handshake) }
+        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, broker: broker))
+    }
+}

@@ -1,0 +1,73 @@
+/// A subscribe long-poll as decoded from the wire (`/v2/subscribe/{sub}/{channels}/0`).
+public struct SubscribeRequest: Sendable {
+    /// The subscribe key.
+    public var subscribeKey: String
+    /// Channel names as given: concrete, wildcard (`a.*`) or presence (`c-pnpres`).
+    public var channels: [String]
+    /// Channel-group names as given.
+    public var groups: [String]
+    /// The client's cursor (`tt`); zero asks for a handshake.
+    public var cursor: Timetoken
+    /// The client's uuid; with one, each poll also refreshes its presence.
+    public var uuid: String?
+    /// The presence timeout asked for (`heartbeat`), in seconds; 0 or nil for the keyset default.
+    public var heartbeatSeconds: Int?
+    /// Presence state to set, keyed by channel or group (`state`).
+    public var state: [UInt8]?
+    /// The client's auth key or token.
+    public var authKey: String?
+
+    /// Creates a subscribe request.
+    public init(subscribeKey: String, channels: [String], groups: [String] = [], cursor: Timetoken = .zero,
+                uuid: String? = nil, heartbeatSeconds: Int? = nil, state: [UInt8]? = nil, authKey: String? = nil) {
+        self.subscribeKey = subscribeKey
+        self.channels = channels
+        self.groups = groups
+        self.cursor = cursor
+        self.uuid = uuid
+        self.heartbeatSeconds = heartbeatSeconds
+        self.state = state
+        self.authKey = authKey
+    }
+}
+
+/// How a subscribe goes on after `Node.subscribe`.
+public enum SubscribeStart: Sendable {
+    /// A handshake (`tt=0`): answer at once with no messages and this cursor.
+    case handshake(Timetoken)
+    /// A long-poll: answer with what is ready, or park it (`LongPoll.park`).
+    case poll(LongPoll)
+}
+
+/// A validated, authorized long-poll: what it listens to and the cursor it reads after. The
+/// transport parks it with a `Waiter` of its own and answers when woken.
+public struct LongPoll: Sendable {
+    /// What is listened to.
+    public let subscription: Subscription
+    /// The client's cursor.
+    public let cursor: Timetoken
+    let broker: any KeysetBroker
+
+    /// Registers `waiter`, then reads: the messages when some are ready after the cursor (the
+    /// waiter is unregistered again), or nil when it stays parked until woken or cancelled.
+    public func park(_ waiter: any Waiter) -> DeliveryBatch? {
+        broker.park(waiter, on: subscription, after: cursor)
+    }
+
+    /// What is ready after the cursor now (after a wake).
+    public func read() -> DeliveryBatch {
+        broker.read(subscription, after: cursor)
+    }
+
+    /// Unregisters `waiter`.
+    public func cancel(_ waiter: any Waiter) {
+        broker.cancel(waiter, on: subscription)
+    }
+
+    /// For a plain one-channel subscription: what makes two polls' answers identical besides the
+    /// cursor (the keyset and the channel); nil otherwise.
+    public var sharingKey: (subscribeKey: String, channel: String)? {
+        guard subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty else { return nil }
+        return (broker.subscribeKey, subscription.channels[0])
+    }
+}

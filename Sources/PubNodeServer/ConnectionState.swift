@@ -1,0 +1,74 @@
+import NIOCore
+import NIOHTTP1
+import PubNodeCore
+
+/// One connection's request/answer state: the handler's single source of truth for where the
+/// current request stands (compare NIO's `HTTPServerPipelineHandler` and Hummingbird's connection
+/// state machine).
+///
+/// Invariants: at most one request is in progress; parts of a request that arrive while an answer
+/// is outstanding (`parked`, `answering`) or while earlier parts are queued wait in `queued`, in
+/// order, so answers go out in request order; once `draining` is set no new request is started
+/// and the connection closes after the answer in progress.
+struct ConnectionState {
+    /// Where the current request stands.
+    enum Phase {
+        /// Waiting for a request head.
+        case idle
+        /// Head read; collecting the body.
+        case receiving(HTTPRequestHead, body: ByteBuffer?)
+        /// The request was refused while arriving (too large, malformed): the rest of it is
+        /// ignored and the connection closes after the refusal.
+        case discarding(HTTPRequestHead?)
+        /// A long-poll is parked until a publish wakes it, it times out, or the client leaves.
+        case parked(HTTPRequestHead, ParkedLongPoll)
+        /// A deferred answer (strict commit, before hooks, history read) is outstanding.
+        case answering(HTTPRequestHead)
+    }
+
+    /// Where the current request stands.
+    var phase: Phase = .idle
+    /// The server is draining.
+    var draining = false
+    /// Request parts held behind an outstanding answer.
+    var queued: [HTTPServerRequestPart] = []
+
+    /// The head of the request being handled, if any.
+    var head: HTTPRequestHead? {
+        switch phase {
+        case .idle: return nil
+        case .receiving(let head, _), .parked(let head, _), .answering(let head): return head
+        case .discarding(let head): return head
+        }
+    }
+
+    /// The parked long-poll, if any.
+    var parked: ParkedLongPoll? {
+        if case .parked(_, let parked) = phase { return parked }
+        return nil
+    }
+
+    /// Whether an answer is outstanding (parked or deferred): new parts must wait.
+    var isAwaitingAnswer: Bool {
+        switch phase {
+        case .parked, .answering: return true
+        default: return false
+        }
+    }
+
+    /// Whether a new part can be handled now rather than queued.
+    var acceptsParts: Bool { !isAwaitingAnswer && queued.isEmpty }
+
+    /// Whether the answer to the current request keeps the connection open.
+    var keepAlive: Bool { !draining && (head?.isKeepAlive ?? false) }
+}
+
+/// A parked long-poll held as connection state.
+struct ParkedLongPoll {
+    /// The waiter publishers wake.
+    var poll: ParkedPoll
+    /// What it listens to, from where.
+    var longPoll: LongPoll
+    /// Answers it with its unchanged cursor when the long-poll timeout passes.
+    var timeout: Scheduled<Void>
+}
