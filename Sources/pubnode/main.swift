@@ -108,7 +108,7 @@ struct PubNodeCommand: AsyncParsableCommand {
         do {
             webhooks = try WebhookHooks.make(configuration.hooks, allowList: HostAllowList(configuration.hookAllowList))
             hooks = try HookEngine(bindings: webhooks.bindings,
-                                   store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: clock,
+                                   store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: clock, nodeClock: SystemNodeClock(),
                                    logger: Logger(label: "pubnode.hooks"))
         } catch {
             throw ValidationError(error.description)
