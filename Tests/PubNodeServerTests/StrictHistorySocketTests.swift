@@ -6,14 +6,18 @@ import FoundationNetworking
 import PubNodeCore
 import PubNodeServer
 import Synchronization
+import PubNodeTestSupport
 import XCTest
 
 /// A store whose commits wait until the test opens a gate, to hold a strict-mode publish pending.
 final class GatedStore: HistoryStore {
     let inner = MemoryHistoryStore()
     let gate = DispatchSemaphore(value: 0)
+    /// Set when a commit starts waiting at the gate.
+    let entered = Atomic<Bool>(false)
 
     func append(_ messages: [StoredMessage]) throws(HistoryError) {
+        entered.store(true, ordering: .sequentiallyConsistent)
         _ = gate.wait(timeout: .now() + 10)
         try inner.append(messages)
     }
@@ -54,7 +58,8 @@ final class StrictHistorySocketTests: XCTestCase {
             acknowledged.withLock { $0 = true }
             return result
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let pending = await eventually { store.entered.load(ordering: .sequentiallyConsistent) }
+        XCTAssertTrue(pending, "the publish reached the store's commit")
         let (time, _) = try await session.data(from: URL(string: "\(base)/time/0")!)
         XCTAssertEqual(Response.parse(httpBody: time)[0]?.stringValue?.count, 17, "the one event loop still serves")
         XCTAssertFalse(acknowledged.withLock { $0 }, "no acknowledgement before the commit")
