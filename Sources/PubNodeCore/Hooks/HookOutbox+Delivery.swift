@@ -36,7 +36,10 @@ extension HookOutbox {
                 if stopping { toSave += batch }
                 await write(toSave, deleting: delivered.filter { !unsavedIDs.contains($0) }, to: store, logger: logger)
                 deleted = !delivered.isEmpty || !rewrites.isEmpty
-                unsaved = batch
+                // A worker may already have settled (delivered, retried or dead-lettered) an event
+                // of this batch: its outcome was just written, so its stale copy is not kept for
+                // the next pass, which would overwrite that outcome (or store a delivered event).
+                unsaved = batch.filter { !settled.contains($0.id) }
             }
             if stopping { return }
             if !batch.isEmpty || !unsaved.isEmpty || deleted {
