@@ -170,7 +170,8 @@ final class RecoveryTests: XCTestCase {
             configuration: PubNodeConfiguration(subscribeKey: "demo", userId: "u", presenceTimeout: 30, heartbeatInterval: 5),
             transport: transport, sleeper: sleeper, random: { 0 })
         await client.subscribe(to: ["c"], and: ["g"])
-        await waitUntil { transport.others.count >= 2 }
+        // The sleeper returns at once: the heartbeats may go out before the handshake does.
+        await waitUntil { transport.others.count >= 2 && !transport.sent.isEmpty }
         let beat = try XCTUnwrap(transport.others.first)
         XCTAssertTrue(beat.path.hasSuffix("/channel/c/heartbeat"), beat.path)
         XCTAssertTrue(beat.query?.contains("heartbeat=30") ?? false)
