@@ -100,11 +100,18 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "pubnode-cli", dependencies: ["PubNodeCLI"]),
-        .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore"]),
+        // Shared test fixtures: the manual clock, waiting helpers, the in-process test node.
+        .target(
+            name: "PubNodeTestSupport",
+            dependencies: ["PubNodeCore", "PubNodeServer", "PubNodeClient"],
+            path: "Tests/PubNodeTestSupport"
+        ),
+        .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore", "PubNodeTestSupport"]),
         .testTarget(
             name: "PubNodeWebhooksTests",
             dependencies: [
                 "PubNodeWebhooks",
+                "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",
                 "PubNodeHistorySQLite",
@@ -117,16 +124,17 @@ let package = Package(
         ),
         .testTarget(
             name: "PubNodeClientTests",
-            dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore"]
+            dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
         ),
         .testTarget(
             name: "PubNodeCLITests",
-            dependencies: ["PubNodeCLI", "pubnode-cli", "PubNodeClient", "PubNodeServer", "PubNodeCore"]
+            dependencies: ["PubNodeCLI", "pubnode-cli", "PubNodeClient", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
         ),
         .testTarget(
             name: "PubNodeHistorySQLiteTests",
             dependencies: [
                 "PubNodeHistorySQLite",
+                "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -148,6 +156,7 @@ let package = Package(
             name: "PubNodeServerTests",
             dependencies: [
                 "PubNodeServer",
+                "PubNodeTestSupport",
                 "PubNodeCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,19 +1,40 @@
 import Foundation
 
-/// The clock of retry gaps and heartbeats; inject one in tests to control time.
+/// The clock of the client's waits (retry gaps, heartbeats, the leave settle); inject one in tests
+/// to control time.
 public protocol PubNodeSleeper: Sendable {
     /// Suspends for `seconds`; throws `CancellationError` when the task is cancelled.
     func sleep(seconds: Double) async throws
+
+    /// The present reading of this clock in seconds from any fixed origin: the client measures how
+    /// long ago something happened against it before sleeping the rest of a wait. Defaults to
+    /// real (monotonic) time.
+    func now() -> Double
+}
+
+extension PubNodeSleeper {
+    /// Real monotonic time, in seconds since the first reading of the process.
+    public func now() -> Double { TaskSleeper.monotonicSeconds() }
 }
 
 /// Real time, with `Task.sleep`.
 public struct TaskSleeper: PubNodeSleeper {
+    private static let origin = ContinuousClock.now
+
     /// A real-time sleeper.
     public init() {}
 
     /// Sleeps for `seconds`.
     public func sleep(seconds: Double) async throws {
         try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+
+    /// Seconds of the continuous clock since the first reading of the process.
+    public func now() -> Double { Self.monotonicSeconds() }
+
+    static func monotonicSeconds() -> Double {
+        let (seconds, attoseconds) = (ContinuousClock.now - origin).components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

@@ -16,7 +16,7 @@ extension SubscriptionLoop {
                 // an unreachable or silent node is noticed after `requestTimeout`.
                 let timeout = cursor == nil ? configuration.requestTimeout : configuration.subscribeRequestTimeout
                 let request = try request(path, query: query, timeout: timeout)
-                lastPollSentAt = .now
+                lastPollSentAt = sleeper.now()
                 answer = try await PubNodeClient.send(request, through: transport)
             } catch {
                 guard current == generation, error != .cancelled else { return }

@@ -24,11 +24,12 @@ actor SubscriptionLoop {
     var dedupe: DedupeCache
     var pollTask: Task<Void, Never>?
     var heartbeatTask: Task<Void, Never>?
-    /// When the last long-poll was sent: a leave sent right after it may reach the node first.
-    var lastPollSentAt: ContinuousClock.Instant?
+    /// When the last long-poll was sent (the sleeper's `now()`): a leave sent right after it may
+    /// reach the node first.
+    var lastPollSentAt: Double?
 
-    /// How long a just-sent long-poll is given to reach the node before a leave is repeated.
-    static let leaveSettle: Duration = .milliseconds(250)
+    /// Seconds a just-sent long-poll is given to reach the node before a leave is repeated.
+    static let leaveSettle = 0.25
 
     init(configuration: PubNodeConfiguration, transport: any PubNodeTransport, hub: EventHub,
          sleeper: any PubNodeSleeper, random: @escaping @Sendable () -> Double) {
@@ -67,8 +68,9 @@ actor SubscriptionLoop {
         await leave(channels: leftChannels.sorted(), groups: leftGroups.sorted())
         // A long-poll sent a moment ago (on its own connection) may reach the node after the
         // leave and make the uuid present again; once it has surely arrived, leave once more.
-        if let pollSentAt, ContinuousClock.now - pollSentAt < Self.leaveSettle {
-            try? await Task.sleep(until: pollSentAt + Self.leaveSettle)
+        let sincePoll = pollSentAt.map { sleeper.now() - $0 } ?? .infinity
+        if sincePoll < Self.leaveSettle {
+            try? await sleeper.sleep(seconds: Self.leaveSettle - sincePoll)
             await leave(channels: leftChannels.sorted(), groups: leftGroups.sorted())
         }
     }

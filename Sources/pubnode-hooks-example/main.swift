@@ -50,7 +50,7 @@ if withHooks {
     ]
     if arguments.contains("--before-only") { bindings = [bindings[0]] }
 }
-let hooks = try HookEngine(bindings: bindings)
+let hooks = try HookEngine(bindings: bindings, nodeClock: SystemNodeClock())
 try hooks.start()
 var configuration = ServerConfiguration()
 configuration.port = option("--port").flatMap(Int.init) ?? 8091

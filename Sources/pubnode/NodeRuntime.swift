@@ -44,7 +44,7 @@ struct NodeRuntime {
             webhooks = try WebhookHooks.make(configuration.hooks, allowList: HostAllowList(configuration.hookAllowList))
             hooks = try HookEngine(bindings: webhooks.bindings,
                                    store: database.map { SQLiteHookOutboxStore(database: $0) }, clock: timetokens,
-                                   logger: Logger(label: "pubnode.hooks"))
+                                   nodeClock: clock, logger: Logger(label: "pubnode.hooks"))
         } catch {
             throw ValidationError(error.description)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PubNodeTestSupport
 import XCTest
 
 /// A spawned `pubnode-cli`, its output collected as it runs.
@@ -67,13 +68,10 @@ final class CLIProcess: @unchecked Sendable {
 
     /// Waits up to `seconds` for the exit status (output fully read); kills the process and returns nil on timeout.
     func waitForExit(_ seconds: Double = 20) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                return nil
-            }
-            try? await Task.sleep(nanoseconds: 20_000_000)
+        let exited = await eventually(timeout: .milliseconds(Int64(seconds * 1000))) { !process.isRunning }
+        guard exited else {
+            process.terminate()
+            return nil
         }
         _ = readers.wait(timeout: .now() + 5)
         return process.terminationStatus

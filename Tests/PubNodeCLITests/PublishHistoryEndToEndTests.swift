@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 /// The built `pubnode-cli` against an in-process node: publishing, history, presence, groups and errors.

@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 /// `pubnode-cli subscribe` running in the background against an in-process node.
@@ -20,9 +21,9 @@ final class SubscribeEndToEndTests: XCTestCase {
         let process = try CLIProcess(["subscribe"] + arguments + ["--uuid", uuid, "--origin", node.origin],
                                      environment: environment)
         let checker = node.client()
+        // Present means the handshake was served: its cursor is older than any later publish, so
+        // the long-poll that follows collects those whether it reaches the node before or after.
         await waitUntil(10, "\(uuid) subscribed") { (try? await checker.whereNow(uuid: uuid))?.contains(channel) == true }
-        // The handshake has answered; give the long-poll a moment to park with the new cursor.
-        try await Task.sleep(nanoseconds: 200_000_000)
         return process
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 // The getting-started example of Docs/client.md, verbatim, so it keeps compiling.

@@ -1,5 +1,7 @@
 import Foundation
 import PubNodeClient
+import PubNodeCore
+import PubNodeTestSupport
 import XCTest
 
 /// Presence and history calls against a real node.
@@ -34,13 +36,23 @@ final class PresenceHistoryTests: XCTestCase {
     }
 
     func testHeartbeatTimerKeepsTheClientPresent() async throws {
-        let node = try await TestNode.start()
-        let client = node.client(userId: "beater", presenceTimeout: 20, heartbeatInterval: 1)
+        // One manual clock is both the node's wall time (presence timeouts) and the client's timer.
+        let clock = ManualClock()
+        let node = try await TestNode.start(wall: clock)
+        let transport = RecordingTransport()
+        let client = node.client(userId: "beater", presenceTimeout: 20, heartbeatInterval: 15,
+                                 transport: transport, sleeper: clock)
         let recorder = EventRecorder()
         await subscribeConnected(client, recorder, to: ["beat"])
-        try await Task.sleep(nanoseconds: 1_300_000_000)
+        // The subscribe alone keeps it present for 20 s: only heartbeats can keep it longer.
+        let timing = await eventually { clock.hasSleeper(dueIn: .seconds(15)) }
+        XCTAssertTrue(timing, "the heartbeat timer waits its 15 s interval: \(clock.deadlines)")
+        clock.advance(by: .seconds(15))
+        await waitUntil(5, "a heartbeat answered by the node") { !transport.answered(pathSuffix: "/heartbeat").isEmpty }
+        clock.advance(by: .seconds(10))
+        _ = node.node.sweepPresence()
         let here = try await client.hereNow(on: ["beat"])
-        XCTAssertEqual(here["beat"]?.occupants.map(\.uuid), ["beater"])
+        XCTAssertEqual(here["beat"]?.occupants.map(\.uuid), ["beater"], "25 s after the subscribe, present thanks to the heartbeat")
         await client.unsubscribeAll()
         let after = try await client.hereNow(on: ["beat"])
         XCTAssertEqual(after["beat"]?.occupancy ?? 0, 0, "the leave removed it at once")

@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 /// Time, publish, signal, fire, channel groups and errors against a real node.

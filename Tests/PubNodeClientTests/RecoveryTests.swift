@@ -1,5 +1,6 @@
 import Foundation
 @testable import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 /// A sleeper that records each requested gap and returns at once.
@@ -15,7 +16,8 @@ final class RecordingSleeper: PubNodeSleeper, @unchecked Sendable {
 
     func sleep(seconds: Double) async throws {
         lock.withLock { recorded.append(seconds) }
-        try await Task.sleep(nanoseconds: 1_000_000)
+        await Task.yield()
+        try Task.checkCancellation()
     }
 }
 
@@ -60,7 +62,8 @@ final class ScriptedTransport: PubNodeTransport, @unchecked Sendable {
         }()
         switch step {
         case .none:
-            try await Task.sleep(nanoseconds: 60_000_000_000)
+            // A long-poll that never answers.
+            try await waitForCancellation()
             throw CancellationError()
         case .some(.none):
             throw URLError(.cannotConnectToHost)
@@ -72,7 +75,7 @@ final class ScriptedTransport: PubNodeTransport, @unchecked Sendable {
 
 /// Backoff, dedupe and recovery across a node restart.
 final class RecoveryTests: XCTestCase {
-    private func client(_ transport: ScriptedTransport, _ sleeper: RecordingSleeper, policy: RetryPolicy) -> PubNodeClient {
+    private func client(_ transport: ScriptedTransport, _ sleeper: any PubNodeSleeper, policy: RetryPolicy) -> PubNodeClient {
         PubNodeClient(configuration: PubNodeConfiguration(subscribeKey: "demo", userId: "u", retryPolicy: policy),
                       transport: transport, sleeper: sleeper, random: { 0.5 })
     }
@@ -98,21 +101,28 @@ final class RecoveryTests: XCTestCase {
                                                                        subscribeRequestTimeout: 300),
                                    transport: transport, sleeper: RecordingSleeper(), random: { 0.5 })
         await client.subscribe(to: ["c"])
-        for _ in 0..<200 where transport.subscribeTimeouts.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        await waitUntil { transport.subscribeTimeouts.count >= 2 }
         XCTAssertEqual(transport.subscribeTimeouts, [3, 300], "handshake then long-poll")
         await client.unsubscribeAll()
     }
 
     func testALeaveRightAfterAPollIsRepeatedOnceThePollHasArrived() async throws {
-        for (pause, leaves) in [(UInt64(0), 2), (UInt64(400_000_000), 1)] {
+        for (pause, leaves) in [(Duration.zero, 2), (.milliseconds(400), 1)] {
+            let clock = ManualClock()
             let transport = ScriptedTransport([#"{"t":{"t":"100","r":1},"m":[]}"#])
-            let client = client(transport, RecordingSleeper(), policy: .default)
+            let client = client(transport, clock, policy: .default)
             await client.subscribe(to: ["c"])
-            for _ in 0..<200 where transport.sent.count < 2 { try await Task.sleep(nanoseconds: 5_000_000) }
-            try await Task.sleep(nanoseconds: pause)
-            await client.unsubscribeAll()
+            await waitUntil { transport.sent.count >= 2 }
+            clock.advance(by: pause)
+            let leaving = Task { await client.unsubscribeAll() }
+            if leaves == 2 {
+                await waitUntil { transport.others.filter { $0.path.hasSuffix("/leave") }.count == 1 }
+                let settled = await clock.advanceToSleeper(dueIn: .milliseconds(250))
+                XCTAssertTrue(settled, "the repeat waits until the poll has had 250 ms to arrive: \(clock.deadlines)")
+            }
+            await leaving.value
             let sent = transport.others.filter { $0.path.hasSuffix("/leave") }
-            XCTAssertEqual(sent.count, leaves, "pause \(pause) ns")
+            XCTAssertEqual(sent.count, leaves, "pause \(pause)")
         }
     }
 
@@ -160,7 +170,8 @@ final class RecoveryTests: XCTestCase {
             configuration: PubNodeConfiguration(subscribeKey: "demo", userId: "u", presenceTimeout: 30, heartbeatInterval: 5),
             transport: transport, sleeper: sleeper, random: { 0 })
         await client.subscribe(to: ["c"], and: ["g"])
-        await waitUntil { transport.others.count >= 2 }
+        // The sleeper returns at once: the heartbeats may go out before the handshake does.
+        await waitUntil { transport.others.count >= 2 && !transport.sent.isEmpty }
         let beat = try XCTUnwrap(transport.others.first)
         XCTAssertTrue(beat.path.hasSuffix("/channel/c/heartbeat"), beat.path)
         XCTAssertTrue(beat.query?.contains("heartbeat=30") ?? false)
@@ -184,7 +195,9 @@ final class RecoveryTests: XCTestCase {
     func testRecoversAcrossANodeRestartDeliveringEachMessageOnce() async throws {
         let first = try await TestNode.start()
         let port = first.port
-        let subscriber = first.client(userId: "sub", retryPolicy: RetryPolicy(initialDelay: 1, maximumDelay: 1, jitter: 0))
+        let clock = ManualClock()
+        let subscriber = first.client(userId: "sub", retryPolicy: RetryPolicy(initialDelay: 1, maximumDelay: 1, jitter: 0),
+                                      sleeper: clock)
         let recorder = EventRecorder()
         subscriber.addListener(recorder)
         await subscribeConnected(subscriber, recorder, to: ["durable"])
@@ -197,11 +210,19 @@ final class RecoveryTests: XCTestCase {
         for index in 1...5 {
             try await publisher.publish(channel: "durable", message: index)
         }
+        let retried = await clock.advanceToSleeper(dueIn: .seconds(1))
+        XCTAssertTrue(retried, "the retry waits its 1 s gap: \(clock.deadlines)")
         await waitUntil(10, "catch-up") { recorder.messages.count >= 6 }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        XCTAssertEqual(recorder.messages.compactMap { try? $0.decode(Int.self) }, [0, 1, 2, 3, 4, 5])
+        // A last message fences the check: anything delivered twice would arrive before it.
+        try await publisher.publish(channel: "durable", message: 6)
+        await waitUntil(10, "the fence") { recorder.messages.count >= 7 }
+        XCTAssertEqual(recorder.messages.compactMap { try? $0.decode(Int.self) }, [0, 1, 2, 3, 4, 5, 6])
         XCTAssertEqual(recorder.statuses, [.connecting, .connected, .reconnecting, .connected])
-        await subscriber.unsubscribeAll()
+        // Unsubscribing right after a poll went out repeats the leave 250 ms later, on this clock.
+        let leaving = Task { await subscriber.unsubscribeAll() }
+        let settled = await clock.advanceToSleeper(dueIn: .milliseconds(250))
+        XCTAssertTrue(settled, "\(clock.deadlines)")
+        await leaving.value
         try await second.shutdown()
     }
 }

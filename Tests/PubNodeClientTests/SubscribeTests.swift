@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeClient
+import PubNodeTestSupport
 import XCTest
 
 private struct Greeting: Codable, Equatable {
@@ -68,7 +69,11 @@ final class SubscribeTests: XCTestCase {
     func testSubscriptionChangesUnderLoadLoseNothing() async throws {
         let node = try await TestNode.start()
         let publisher = node.client(userId: "pub")
-        let subscriber = node.client(userId: "sub")
+        let transport = RecordingTransport()
+        // The subscriber's clock is manual: each unsubscribe's repeated leave (250 ms after the
+        // last poll went out) is let through at once instead of waited for.
+        let clock = ManualClock()
+        let subscriber = node.client(userId: "sub", transport: transport, sleeper: clock)
         let recorder = EventRecorder()
         subscriber.addListener(recorder)
         await subscribeConnected(subscriber, recorder, to: ["load"])
@@ -78,18 +83,28 @@ final class SubscribeTests: XCTestCase {
             }
         }
         for round in 0..<20 {
+            let sent = transport.exchanges.count
             await subscriber.subscribe(to: ["extra-\(round)"])
-            try await Task.sleep(nanoseconds: 5_000_000)
-            await subscriber.unsubscribe(from: ["extra-\(round)"])
+            await waitUntil(5, "the long-poll with extra-\(round)") {
+                transport.exchanges.dropFirst(sent).contains { $0.request.url.path.contains("extra-\(round)") }
+            }
+            let leaving = Task { await subscriber.unsubscribe(from: ["extra-\(round)"]) }
+            let settled = await clock.advanceToSleeper(dueIn: .milliseconds(250))
+            XCTAssertTrue(settled, "round \(round): \(clock.deadlines)")
+            await leaving.value
         }
         try await publishing.value
         await waitUntil { recorder.messages.count >= 200 }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // A last message fences the check: anything delivered twice would arrive before it.
+        try await publisher.publish(channel: "load", message: "fence")
+        await waitUntil(10, "the fence") { recorder.messages.contains { (try? $0.decode(String.self)) == "fence" } }
         let values = recorder.messages.filter { $0.channel == "load" }.compactMap { try? $0.decode(Int.self) }
         XCTAssertEqual(values, Array(0..<200), "each message once, in order")
         let subscribed = await subscriber.subscribedChannels
         XCTAssertEqual(subscribed, ["load"])
-        await subscriber.unsubscribeAll()
+        let leaving = Task { await subscriber.unsubscribeAll() }
+        _ = await clock.advanceToSleeper(dueIn: .milliseconds(250))
+        await leaving.value
         try await node.shutdown()
     }
 

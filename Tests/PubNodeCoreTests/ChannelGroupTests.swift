@@ -1,5 +1,6 @@
-import XCTest
 @testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
 
 final class ChannelGroupTests: XCTestCase {
     private let wall = ManualClock()

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import PubNodeTestSupport
 import XCTest
 @testable import PubNodeCore
 

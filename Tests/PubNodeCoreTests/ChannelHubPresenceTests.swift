@@ -1,6 +1,7 @@
 import Dispatch
-import XCTest
 @testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
 
 /// Presence through the hub: events land in `-pnpres` buffers and reach channel, group and
 /// wildcard presence subscribers; groups and wildcards make a uuid present.

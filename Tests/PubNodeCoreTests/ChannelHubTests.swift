@@ -1,7 +1,8 @@
 import Dispatch
+@testable import PubNodeCore
+import PubNodeTestSupport
 import Synchronization
 import XCTest
-@testable import PubNodeCore
 
 final class ChannelHubTests: XCTestCase {
     private let wall = ManualClock()

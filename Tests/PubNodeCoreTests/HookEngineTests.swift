@@ -1,6 +1,7 @@
+@testable import PubNodeCore
+import PubNodeTestSupport
 import Synchronization
 import XCTest
-@testable import PubNodeCore
 
 /// A before handler backed by a closure.
 struct ClosureBefore: BeforeHookHandler {
@@ -38,16 +39,18 @@ final class MemoryOutboxStore: HookOutboxStore {
     func delete(ids: [UInt64]) async throws { rows.withLock { for id in ids { $0[id] = nil } } }
 }
 
-/// Polls `condition` for up to five seconds.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 final class HookEngineTests: XCTestCase {
+    /// The retry delays below, with no jitter spread (`random` 0): half of 5, 10, 20 ms.
+    private static let firstRetry = Duration.microseconds(2500)
+    private static let secondRetry = Duration.milliseconds(5)
+
+    /// An engine on `clock` (a manual one in the tests of retries and timeouts) without jitter.
+    private func engine(_ bindings: [HookBinding], store: (any HookOutboxStore)? = nil,
+                        clock: ManualClock) throws -> HookEngine {
+        try HookEngine(bindings: bindings, store: store, clock: TimetokenClock(wall: clock), nodeClock: clock,
+                       random: { 0 })
+    }
+
     private func before(_ name: String, _ channels: [String] = ["*"], policy: HookBinding.FailurePolicy = .failClosed,
                         timeout: Duration = .seconds(1),
                         _ body: @escaping @Sendable (HookEvent) async throws -> HookDecision) -> HookBinding {
@@ -100,15 +103,18 @@ final class HookEngineTests: XCTestCase {
     }
 
     func testFailurePoliciesApplyToErrorsAndTimeouts() async throws {
-        let engine = try HookEngine(bindings: [
+        let clock = ManualClock()
+        let stuck = TestGate()
+        defer { stuck.open() }
+        let engine = try engine([
             before("open", ["open"], policy: .failOpen) { _ in throw CancellationError() },
             before("closed", ["closed"], policy: .failClosed) { _ in throw CancellationError() },
             before("slow", ["slow"], policy: .failClosed, timeout: .milliseconds(50)) { _ in
                 // Ignores cancellation on purpose: the deadline must not wait for it.
-                try? await Task.sleep(for: .seconds(2))
+                await stuck.wait()
                 return .pass
             },
-        ])
+        ], clock: clock)
         let node = Node(hooks: engine)
         _ = try await node.publish(publish("open", "1"))
         XCTAssertEqual(try buffered(node, "open"), ["1"], "fail-open accepts the message unchanged")
@@ -119,15 +125,18 @@ final class HookEngineTests: XCTestCase {
             guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(text.contains("closed"), text)
         }
-        let started = ContinuousClock.now
+        let request = publish("slow", "1")
+        let slow = Task { try await node.publish(request) }
+        let timedOut = await clock.advanceToSleeper(dueIn: .milliseconds(50))
+        XCTAssertTrue(timedOut, "the hook runs under its 50 ms timeout: \(clock.deadlines)")
         do {
-            _ = try await node.publish(publish("slow", "1"))
+            _ = try await slow.value
             XCTFail("a timed-out fail-closed hook refuses")
         } catch {
-            guard case .refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
+            guard case PubNodeError.refusedByHook(503, let text) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(text.contains("timed out"), text)
         }
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(1), "the timeout answers without waiting for the handler")
+        XCTAssertEqual(stuck.waiting, 1, "the timeout answers without waiting for the handler")
     }
 
     func testFireRunsHooksButIsNeitherBufferedNorDelivered() async throws {
@@ -155,12 +164,16 @@ final class HookEngineTests: XCTestCase {
 
     func testAfterEventsAreRetriedUntilDelivered() async throws {
         let recorder = RecordingAfter(failing: 2)
-        let engine = try HookEngine(bindings: [after(recorder)])
+        let clock = ManualClock()
+        let engine = try engine([after(recorder)], clock: clock)
         try engine.start()
         let node = Node(hooks: engine)
-        let started = ContinuousClock.now
         _ = try await node.publish(publish("chat", #""hi""#))
-        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(100), "the publisher does not wait for delivery")
+        XCTAssertEqual(engine.stats().first?.counters.delivered, 0, "the publisher does not wait for delivery")
+        let firstRetry = await clock.advanceToSleeper(dueIn: Self.firstRetry)
+        XCTAssertTrue(firstRetry, "the first retry waits half the 5 ms base: \(clock.deadlines)")
+        let secondRetry = await clock.advanceToSleeper(dueIn: Self.secondRetry)
+        XCTAssertTrue(secondRetry, "the second waits twice as long: \(clock.deadlines)")
         let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
         XCTAssertTrue(delivered)
         let deliveries = recorder.deliveries
@@ -174,10 +187,13 @@ final class HookEngineTests: XCTestCase {
 
     func testExhaustedEventsAreDeadLetteredThenReplayed() async throws {
         let recorder = RecordingAfter(failing: 1000)
-        let engine = try HookEngine(bindings: [after(recorder, attempts: 2)])
+        let clock = ManualClock()
+        let engine = try engine([after(recorder, attempts: 2)], clock: clock)
         try engine.start()
         let node = Node(hooks: engine)
         _ = try await node.publish(publish("chat", "1"))
+        let retried = await clock.advanceToSleeper(dueIn: Self.firstRetry)
+        XCTAssertTrue(retried, "one retry before the attempts are used up")
         let dead = await eventually { engine.deadLetters().count == 1 }
         XCTAssertTrue(dead)
         XCTAssertEqual(engine.deadLetters().first?.attempts, 2)
@@ -209,12 +225,16 @@ final class HookEngineTests: XCTestCase {
         var binding = after(failing)
         binding.delivery.baseDelay = .seconds(60)
         binding.delivery.maxDelay = .seconds(60)
-        let first = try HookEngine(bindings: [binding], store: store)
+        let clock = ManualClock()
+        let first = try engine([binding], store: store, clock: clock)
         try first.start()
         let node = Node(hooks: first)
         _ = try await node.publish(publish("chat", "1"))
         _ = try await node.publish(publish("chat", "2"))
-        let attempted = await eventually { store.rows.withLock { $0.values.filter { $0.attempts == 1 }.count } == 2 }
+        // The saver writes a batch per 2 ms gathering pass; far from the 30 s retry.
+        let attempted = await clock.advance(by: HookOutbox.gatherInterval) {
+            store.rows.withLock { $0.values.filter { $0.attempts == 1 }.count } == 2
+        }
         XCTAssertTrue(attempted, "failed attempts are written back")
         await first.shutdown()
 
@@ -231,28 +251,37 @@ final class HookEngineTests: XCTestCase {
         await second.shutdown()
     }
 
-    /// Waits far longer than any test, ignoring cancellation.
+    /// Waits until its gate opens, ignoring cancellation.
     struct Stuck: AfterHookHandler {
+        let gate: TestGate
         func after(_ delivery: HookDelivery) async throws {
-            try? await Task.sleep(for: .seconds(30))
+            await gate.wait()
         }
     }
 
     func testEventsAreSavedAtOnceEvenWhileEveryWorkerIsBusy() async throws {
         let store = MemoryOutboxStore()
+        let gate = TestGate()
+        defer { gate.open() }
         var binding = HookBinding(name: "stuck", trigger: .afterPublish, subscribeKey: "demo", channels: ["*"],
-                                  handler: .after(Stuck()))
+                                  handler: .after(Stuck(gate: gate)))
         binding.delivery.concurrency = 1
         binding.timeout = .milliseconds(300)
-        let engine = try HookEngine(bindings: [binding], store: store)
+        let clock = ManualClock()
+        let engine = try engine([binding], store: store, clock: clock)
         try engine.start()
         let node = Node(hooks: engine)
         for index in 0..<5 { _ = try await node.publish(publish("chat", String(index))) }
-        let saved = await eventually { store.rows.withLock { $0.count } == 5 }
+        let attempting = await eventually { gate.waiting == 1 }
+        XCTAssertTrue(attempting, "the only worker is stuck in its first attempt")
+        let saved = await clock.advance(by: HookOutbox.gatherInterval) { store.rows.withLock { $0.count } == 5 }
         XCTAssertTrue(saved, "queued events reach the store while the only worker is stuck")
-        let stopped = ContinuousClock.now
-        await engine.shutdown()
-        XCTAssertLessThan(ContinuousClock.now - stopped, .seconds(2), "shutdown waits at most for the current attempt")
+        let stopping = Task { await engine.shutdown() }
+        // Shutdown ends once the stuck attempt times out, 300 ms after it started.
+        let stopped = await clock.advance(by: .milliseconds(10)) { engine.stats().first?.inFlight == 0 }
+        XCTAssertTrue(stopped, "the stuck attempt times out")
+        await stopping.value
+        XCTAssertEqual(gate.waiting, 1, "shutdown waits at most for the current attempt, not for the handler")
         XCTAssertEqual(store.rows.withLock { $0.count }, 5, "undelivered events stay stored for the next start")
         _ = try await node.publish(publish("chat", #""late""#))
         XCTAssertEqual(engine.stats().first?.counters.dropped, 1, "a closed outbox takes no more events")

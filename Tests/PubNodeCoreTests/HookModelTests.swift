@@ -1,3 +1,4 @@
+import PubNodeTestSupport
 import XCTest
 @testable import PubNodeCore
 

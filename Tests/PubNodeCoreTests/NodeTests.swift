@@ -1,6 +1,7 @@
+@testable import PubNodeCore
+import PubNodeTestSupport
 import Synchronization
 import XCTest
-@testable import PubNodeCore
 
 /// An engine with one in-process after-publish hook on every channel of `demo`; its workers are
 /// not started, so tests read the events it queued.

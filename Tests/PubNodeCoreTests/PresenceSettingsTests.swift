@@ -1,4 +1,5 @@
 import Foundation
+import PubNodeTestSupport
 import XCTest
 @testable import PubNodeCore
 

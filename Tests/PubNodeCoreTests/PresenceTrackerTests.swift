@@ -1,5 +1,6 @@
-import XCTest
 @testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
 
 /// The tracker alone, with a manual clock: events are collected instead of published.
 final class PresenceTrackerTests: XCTestCase {

@@ -1,5 +1,6 @@
-import XCTest
 @testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
 
 final class SweepTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000

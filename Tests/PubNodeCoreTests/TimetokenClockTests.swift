@@ -1,7 +1,8 @@
 import Dispatch
+@testable import PubNodeCore
+import PubNodeTestSupport
 import Synchronization
 import XCTest
-@testable import PubNodeCore
 
 final class TimetokenClockTests: XCTestCase {
     private let tick = ManualClock.start / 100

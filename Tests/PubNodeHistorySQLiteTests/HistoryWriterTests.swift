@@ -1,6 +1,7 @@
 import Dispatch
 import PubNodeCore
 import PubNodeHistorySQLite
+import PubNodeTestSupport
 import Synchronization
 import XCTest
 
@@ -17,12 +18,11 @@ final class HistoryWriterTests: XCTestCase {
         XCTAssertEqual(try store.count(subscribeKey: "demo", channel: "ch", after: .zero, limit: 1000, now: 0), 500)
     }
 
-    func testMessagesAreCommittedWithinTheFlushInterval() throws {
+    func testMessagesAreCommittedWithinTheFlushInterval() async throws {
         let store = MemoryHistoryStore()
         let writer = HistoryWriter(store: store, flushMilliseconds: 10)
         writer.append(HistoryFixture.message(1))
-        let deadline = Date().addingTimeInterval(2)
-        while try store.newestTimetoken() == nil, Date() < deadline { usleep(1000) }
+        _ = await eventually(timeout: .seconds(2)) { (try? store.newestTimetoken()) != nil }
         XCTAssertEqual(try store.newestTimetoken(), Timetoken(1), "committed without any flush call")
     }
 

@@ -4,6 +4,7 @@ import NIOHTTP1
 import PubNodeCore
 @testable import PubNodeServer
 import Synchronization
+import PubNodeTestSupport
 import XCTest
 
 /// Records every access request and refuses the operations it is told to.

@@ -2,6 +2,7 @@ import NIOPosix
 import PubNodeCore
 import PubNodeServer
 import Synchronization
+import PubNodeTestSupport
 import XCTest
 
 /// History endpoints read the store off the event loops, over a real socket.

@@ -1,5 +1,6 @@
 import PubNodeCore
 @testable import PubNodeServer
+import PubNodeTestSupport
 import XCTest
 
 final class PresenceEndpointTests: XCTestCase {
@@ -24,7 +25,7 @@ final class PresenceEndpointTests: XCTestCase {
     }
 
     func testHeartbeatBelowTheMinimumIsRaisedAndZeroMeansTheDefault() throws {
-        let clock = StepClock()
+        let clock = ManualClock()
         let node = EmbeddedNode(wall: clock)
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=short&heartbeat=5")
         _ = try node.get("\(base)/channel/c/heartbeat?uuid=default&heartbeat=0")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import PubNodeCore
 import PubNodeServer
+import PubNodeTestSupport
 import XCTest
 
 /// Over real loopback sockets: a parked subscriber is woken by a publish from another client.
@@ -22,7 +23,10 @@ final class SocketTests: XCTestCase {
         let parked = Task {
             try await session.data(from: URL(string: "\(base)/v2/subscribe/demo/sock/0?tt=\(cursor)&uuid=s")!)
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // The poll carries uuid=s (the handshake none): once s is present, the poll has reached
+        // the node and parked there.
+        let arrived = await eventually { !(server.node.presence.keyset("demo")?.whereNow(uuid: "s") ?? []).isEmpty }
+        XCTAssertTrue(arrived, "the long-poll reached the node")
         let (published, publishResponse) = try await session.data(from: URL(string: "\(base)/publish/demo/demo/0/sock/0/%22over-tcp%22?uuid=p")!)
         XCTAssertEqual((publishResponse as? HTTPURLResponse)?.statusCode, 200)
         let timetoken = try XCTUnwrap(Response.parse(httpBody: published)[2]?.stringValue)

@@ -6,6 +6,7 @@ import FoundationNetworking
 import PubNodeCore
 import PubNodeServer
 import Synchronization
+import PubNodeTestSupport
 import XCTest
 
 /// A memory store that calls `onAppend` before each commit and `onRead` before each read, so a test
@@ -47,7 +48,11 @@ final class InstrumentedStore: HistoryStore {
 final class StrictHistorySocketTests: XCTestCase {
     func testStrictPublishWaitsForCommitWhileTheLoopKeepsServing() async throws {
         let gate = DispatchSemaphore(value: 0)
-        let store = InstrumentedStore(onAppend: { _ = gate.wait(timeout: .now() + 10) })
+        let entered = Atomic<Bool>(false)
+        let store = InstrumentedStore(onAppend: {
+            entered.store(true, ordering: .sequentiallyConsistent)
+            _ = gate.wait(timeout: .now() + 10)
+        })
         let clock = TimetokenClock()
         let history = MessageHistory(store: store, policies: ["demo": HistoryPolicy()], clock: clock,
                                      flushMilliseconds: 1, strict: true)
@@ -65,7 +70,8 @@ final class StrictHistorySocketTests: XCTestCase {
             acknowledged.withLock { $0 = true }
             return result
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        let pending = await eventually { entered.load(ordering: .sequentiallyConsistent) }
+        XCTAssertTrue(pending, "the publish reached the store's commit")
         let (time, _) = try await session.data(from: URL(string: "\(base)/time/0")!)
         XCTAssertEqual(Response.parse(httpBody: time)[0]?.stringValue?.count, 17, "the one event loop still serves")
         XCTAssertFalse(acknowledged.withLock { $0 }, "no acknowledgement before the commit")

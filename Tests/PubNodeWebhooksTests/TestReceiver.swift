@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PubNodeTestSupport
 import Synchronization
 
 /// A local webhook receiver for tests: records every request and answers with what `respond`
@@ -63,8 +64,7 @@ final class TestReceiver: Sendable {
 
     /// Waits until `count` requests arrived or `timeout` passes.
     func waitFor(_ count: Int, timeout: Duration = .seconds(10)) async -> [Request] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, requests.count < count { try? await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: timeout) { requests.count >= count }
         return requests
     }
 
@@ -117,13 +117,4 @@ private final class ReceiverHandler: ChannelInboundHandler, @unchecked Sendable 
             }
         }
     }
-}
-
-/// Polls `condition` for up to ten seconds.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<1000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeCore
+import PubNodeTestSupport
 import PubNodeWebhooks
 import XCTest
 
@@ -22,10 +23,13 @@ class WebhookTestCase: XCTestCase {
         return receiver
     }
 
-    func engine(_ specs: [HookSpec], store: (any HookOutboxStore)? = nil, allow: [String] = []) throws -> HookEngine {
+    /// A started engine for `specs`; `nodeClock` is what retries wait on (a manual clock in the
+    /// tests of retries), and retry delays have no jitter spread: half of 10, 20, 40 ms.
+    func engine(_ specs: [HookSpec], store: (any HookOutboxStore)? = nil, allow: [String] = [],
+                nodeClock: any NodeClock = SystemNodeClock()) throws -> HookEngine {
         let hooks = try WebhookHooks.make(specs, allowList: HostAllowList(allow))
         webhooks.append(hooks)
-        let engine = try HookEngine(bindings: hooks.bindings, store: store)
+        let engine = try HookEngine(bindings: hooks.bindings, store: store, nodeClock: nodeClock, random: { 0 })
         try engine.start()
         return engine
     }
@@ -91,7 +95,11 @@ final class WebhookHookTests: WebhookTestCase {
         XCTAssertEqual(event["timetoken"] as? String, result.timetoken.description)
         XCTAssertEqual(event["customMessageType"] as? String, "chat-text")
         XCTAssertEqual((event["meta"] as? [String: Any])?["lang"] as? String, "en")
-        try await Task.sleep(for: .milliseconds(100))
+        let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
+        XCTAssertTrue(delivered)
+        let stats = try XCTUnwrap(engine.stats().first)
+        XCTAssertEqual(stats.counters.enqueued, 1, "a channel outside the binding is not queued")
+        XCTAssertEqual(stats.pending + stats.inFlight, 0, "so nothing is left to send")
         XCTAssertEqual(receiver.requests.count, 1, "a channel outside the binding is not sent")
         await engine.shutdown()
     }

@@ -5,6 +5,7 @@ import NIOHTTP1
 import PubNodeCore
 import PubNodeHistorySQLite
 @testable import PubNodeServer
+import PubNodeTestSupport
 import PubNodeWebhooks
 import XCTest
 
@@ -35,9 +36,14 @@ final class WebhookNodeTests: WebhookTestCase {
 
     func testReceiverFailingTwiceGetsTheEventOnTheThirdAttempt() async throws {
         let receiver = try receiver { _, count in .init(status: count <= 2 ? 500 : 200) }
-        let engine = try engine([spec("flaky", .afterPublish, receiver.url)])
+        let clock = ManualClock()
+        let engine = try engine([spec("flaky", .afterPublish, receiver.url)], nodeClock: clock)
         let node = Node(hooks: engine)
         _ = try await node.publish(request("orders", #"{"id":7}"#))
+        let firstRetry = await clock.advanceToSleeper(dueIn: .milliseconds(5))
+        XCTAssertTrue(firstRetry, "the first retry waits half the 10 ms base: \(clock.deadlines)")
+        let secondRetry = await clock.advanceToSleeper(dueIn: .milliseconds(10))
+        XCTAssertTrue(secondRetry, "the second twice as long: \(clock.deadlines)")
         let got = await receiver.waitFor(3)
         XCTAssertEqual(got.map { $0.headers["x-pubnode-attempt"] }, ["1", "2", "3"])
         XCTAssertEqual(Set(got.map { $0.headers["x-pubnode-delivery"] }).count, 1, "one delivery id across retries")
@@ -45,7 +51,8 @@ final class WebhookNodeTests: WebhookTestCase {
         let delivered = await eventually { engine.stats().first?.counters.delivered == 1 }
         XCTAssertTrue(delivered)
         XCTAssertEqual(engine.stats().first?.counters.retries, 2)
-        try await Task.sleep(for: .milliseconds(100))
+        let stats = try XCTUnwrap(engine.stats().first)
+        XCTAssertEqual(stats.pending + stats.inFlight, 0, "nothing is left to send after the success")
         XCTAssertEqual(receiver.requests.count, 3, "nothing is sent after the success")
         await engine.shutdown()
     }
@@ -55,10 +62,12 @@ final class WebhookNodeTests: WebhookTestCase {
         var batched = spec("batched", .afterPublish, receiver.url)
         batched.delivery.maxBatch = 50
         batched.delivery.concurrency = 1
-        let engine = try engine([batched], store: nil)
+        let clock = ManualClock()
+        let engine = try engine([batched], store: nil, nodeClock: clock)
         let node = Node(hooks: engine)
         for index in 0..<20 { _ = try await node.publish(request("c", String(index))) }
-        let delivered = await eventually { engine.stats().first?.counters.delivered == 20 }
+        // Time moves in 1 ms steps: batches gather for 2 ms, the failed one is retried 5 ms later.
+        let delivered = await clock.advance(by: .milliseconds(1)) { engine.stats().first?.counters.delivered == 20 }
         XCTAssertTrue(delivered, "\(engine.stats())")
         var ids = Set<String>()
         var messages: [Int] = []

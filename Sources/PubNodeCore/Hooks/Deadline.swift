@@ -3,8 +3,9 @@ import Synchronization
 /// Runs async work under a timeout without waiting for work that ignores cancellation: the caller
 /// gets `HookFailure.timedOut` at the deadline, and the work is cancelled and left to finish alone.
 enum Deadline {
-    /// Runs `work` (on `executor` when given) and returns its result, or throws `timedOut`.
-    static func run<T: Sendable>(_ timeout: Duration, executor: (any TaskExecutor)? = nil,
+    /// Runs `work` (on `executor` when given) and returns its result, or throws `timedOut` once
+    /// `timeout` of `clock` has passed.
+    static func run<T: Sendable>(_ timeout: Duration, on clock: any NodeClock, executor: (any TaskExecutor)? = nil,
                                  _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let race = Race(continuation)
@@ -12,7 +13,7 @@ enum Deadline {
                 do { race.finish(.success(try await work())) } catch { race.finish(.failure(error)) }
             }
             let timer = Task(executorPreference: executor) {
-                try await Task.sleep(for: timeout)
+                try await clock.sleep(for: timeout)
                 if race.finish(.failure(HookFailure.timedOut)) { worker.cancel() }
             }
             race.onFinish { timer.cancel() }

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Wakes idle tasks when work arrives, or after a deadline, whichever comes first.
+/// Wakes idle tasks when work arrives, or after a deadline on the node clock, whichever comes first.
 final class Doorbell: Sendable {
     private struct Waiter {
         var continuation: CheckedContinuation<Void, Never>
@@ -14,9 +14,16 @@ final class Doorbell: Sendable {
     }
 
     private let state = Mutex(State())
+    private let clock: any NodeClock
 
-    /// Suspends until a `ring()` reaches this waiter or `duration` has passed. A ring with nobody
-    /// waiting is kept for the next wait, so work queued between a check and a wait is not missed.
+    /// A doorbell whose timed waits run on `clock`.
+    init(clock: any NodeClock) {
+        self.clock = clock
+    }
+
+    /// Suspends until a `ring()` reaches this waiter or `duration` of the clock has passed. A ring
+    /// with nobody waiting is kept for the next wait, so work queued between a check and a wait is
+    /// not missed.
     func wait(upTo duration: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let id = state.withLock { state -> UInt64? in
@@ -29,8 +36,9 @@ final class Doorbell: Sendable {
                 return state.nextID
             }
             guard let id else { return continuation.resume() }
+            let clock = self.clock
             let timer = Task { [weak self] in
-                try? await Task.sleep(for: duration)
+                try? await clock.sleep(for: duration)
                 guard !Task.isCancelled else { return }
                 self?.resume(id)
             }

@@ -23,7 +23,7 @@ extension HookEngine {
             do {
                 let decision = hook.enforcesTimeout
                     ? try await handler.before(current)
-                    : try await Deadline.run(hook.timeout, executor: executor) { try await handler.before(current) }
+                    : try await Deadline.run(hook.timeout, on: nodeClock, executor: executor) { try await handler.before(current) }
                 switch decision {
                 case .pass:
                     continue
@@ -61,7 +61,7 @@ extension HookEngine {
         }
         defer { gauge.value.subtract(1, ordering: .relaxed) }
         do {
-            var response = try await Deadline.run(hook.timeout, executor: executor) { try await handler.respond(to: request) }
+            var response = try await Deadline.run(hook.timeout, on: nodeClock, executor: executor) { try await handler.respond(to: request) }
             guard (200...599).contains(response.status) else {
                 logger.warning("on-request hook answered an invalid status", metadata: [
                     "hook": "\(hook.name)", "status": "\(response.status)"])

@@ -12,6 +12,8 @@ public final class HookEngine: Sendable {
     let store: (any HookOutboxStore)?
     let logger: Logger
     let clock: TimetokenClock
+    /// What retries, backoff, timeouts and the outboxes' batching wait on.
+    let nodeClock: any NodeClock
     let random: @Sendable () -> Double
     private let workers = Mutex<[Task<Void, Never>]>([])
     private let savers = Mutex<[Task<Void, Never>]>([])
@@ -19,8 +21,10 @@ public final class HookEngine: Sendable {
     let requestsInFlight: [String: RequestGauge]
 
     /// Checks and indexes `bindings`. After events are kept in `store` when given (else in memory
-    /// only); ids come from `clock`, so they keep increasing across restarts.
+    /// only); ids come from `clock`, so they keep increasing across restarts. Retry backoff,
+    /// hook timeouts and the outboxes' waits run on `nodeClock` (tests pass a manual one).
     public init(bindings: [HookBinding], store: (any HookOutboxStore)? = nil, clock: TimetokenClock = TimetokenClock(),
+                nodeClock: any NodeClock = SystemNodeClock(),
                 logger: Logger = Logger(label: "pubnode.hooks"),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(HookConfigurationError) {
         var names = Set<String>()
@@ -38,12 +42,13 @@ public final class HookEngine: Sendable {
         self.index = HookIndex(bindings)
         self.store = store
         self.clock = clock
+        self.nodeClock = nodeClock
         self.logger = logger
         self.random = random
         var outboxes: [Int: HookOutbox] = [:]
         for (ordinal, binding) in bindings.enumerated() {
             if case .after(let handler) = binding.handler {
-                outboxes[ordinal] = HookOutbox(binding: binding, handler: handler, store: store)
+                outboxes[ordinal] = HookOutbox(binding: binding, handler: handler, store: store, clock: nodeClock)
             }
         }
         self.outboxes = outboxes

@@ -36,13 +36,17 @@ extension HookOutbox {
                 if stopping { toSave += batch }
                 await write(toSave, deleting: delivered.filter { !unsavedIDs.contains($0) }, to: store, logger: logger)
                 deleted = !delivered.isEmpty || !rewrites.isEmpty
-                unsaved = batch
+                // A worker may already have settled (delivered, retried or dead-lettered) an event
+                // of this batch: its outcome was just written, so its stale copy is not kept for
+                // the next pass, which would overwrite that outcome (or store a delivered event).
+                unsaved = batch.filter { !settled.contains($0.id) }
             }
             if stopping { return }
             if !batch.isEmpty || !unsaved.isEmpty || deleted {
                 // Busy: let events gather for a moment (publishers do not ring while the saver is
-                // awake), so each pass handles a batch instead of waking up per event.
-                try? await Task.sleep(for: Self.gatherInterval)
+                // awake), so each pass handles a batch instead of waking up per event. A replay or
+                // `stopSaver()` rings the bell and ends the pause early.
+                await saverBell.wait(upTo: Self.gatherInterval)
                 continue
             }
             saverAsleep.store(true, ordering: .sequentiallyConsistent)
@@ -71,11 +75,11 @@ extension HookOutbox {
     /// One delivery worker: attempts ready events and due retries (up to `maxBatch` at a time),
     /// and sleeps until work arrives or a retry falls due. Runs until `close()`.
     func work(logger: Logger, random: @escaping @Sendable () -> Double) async {
-        let clock = ContinuousClock()
         while !closed.load(ordering: .sequentiallyConsistent) {
-            let (records, wake) = next(now: clock.now, limit: binding.delivery.maxBatch)
+            let now = clock.nowNanoseconds()
+            let (records, wake) = next(now: now, limit: binding.delivery.maxBatch)
             guard !records.isEmpty else {
-                let idle = wake.map { clock.now.duration(to: $0) } ?? .seconds(1)
+                let idle = wake.map { Duration.nanoseconds(Int64(clamping: $0 > now ? $0 - now : 0)) } ?? .seconds(1)
                 await workerBell.wait(upTo: min(max(idle, .milliseconds(1)), .seconds(1)))
                 continue
             }
@@ -93,7 +97,7 @@ extension HookOutbox {
             if batched { try await handler.after(batch: deliveries) } else { try await handler.after(deliveries[0]) }
         }
         do {
-            if binding.enforcesTimeout { try await call() } else { try await Deadline.run(binding.timeout, call) }
+            if binding.enforcesTimeout { try await call() } else { try await Deadline.run(binding.timeout, on: clock, call) }
             state.withLock { state in
                 state.inFlight -= records.count
                 state.counters.delivered += records.count
@@ -148,7 +152,7 @@ extension HookOutbox {
             rewrite(&state)
             state.inFlight -= 1
             state.counters.retries += 1
-            state.retrying.insert(Entry(record: record, due: ContinuousClock.now + delay))
+            state.retrying.insert(Entry(record: record, due: clock.nowNanoseconds() &+ UInt64(max(delay.nanoseconds, 0))))
         }
     }
 

@@ -12,7 +12,8 @@ import Synchronization
 final class HookOutbox: Sendable {
     struct Entry: Sendable, Comparable {
         var record: OutboxRecord
-        var due: ContinuousClock.Instant
+        /// When the retry falls due: nanoseconds of the node clock.
+        var due: UInt64
 
         static func < (lhs: Entry, rhs: Entry) -> Bool { lhs.due < rhs.due }
         static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.record.id == rhs.record.id && lhs.due == rhs.due }
@@ -36,6 +37,8 @@ final class HookOutbox: Sendable {
     let binding: HookBinding
     let handler: any AfterHookHandler
     let store: (any HookOutboxStore)?
+    /// What retries, the saver's gathering and idle waits are timed by.
+    let clock: any NodeClock
     let state = Mutex(State())
     /// Events accepted and not yet delivered, dead-lettered or dropped (incoming, being saved,
     /// ready, waiting for a retry, or in flight): what the capacity bounds.
@@ -49,13 +52,16 @@ final class HookOutbox: Sendable {
     /// Set once the workers have stopped: the saver makes its last pass and stops.
     let saverStopping = Atomic<Bool>(false)
     private let incoming: [IncomingShard]
-    let saverBell = Doorbell()
-    let workerBell = Doorbell()
+    let saverBell: Doorbell
+    let workerBell: Doorbell
 
-    init(binding: HookBinding, handler: any AfterHookHandler, store: (any HookOutboxStore)?) {
+    init(binding: HookBinding, handler: any AfterHookHandler, store: (any HookOutboxStore)?, clock: any NodeClock) {
         self.binding = binding
         self.handler = handler
         self.store = store
+        self.clock = clock
+        self.saverBell = Doorbell(clock: clock)
+        self.workerBell = Doorbell(clock: clock)
         self.incoming = (0..<Self.shardCount).map { _ in IncomingShard() }
     }
 
@@ -108,12 +114,14 @@ final class HookOutbox: Sendable {
         return batch
     }
 
-    /// Up to `limit` events to attempt now (due retries first, as they are the older), or when
-    /// the next retry falls due.
-    func next(now: ContinuousClock.Instant, limit: Int) -> (records: [OutboxRecord], wake: ContinuousClock.Instant?) {
-        state.withLock { state in
+    /// Up to `limit` events to attempt at `now` (nanoseconds of the node clock; due retries first,
+    /// as they are the older), or when the next retry falls due. A retry due further away than the
+    /// longest backoff is due now: the wall clock was set back since it was scheduled.
+    func next(now: UInt64, limit: Int) -> (records: [OutboxRecord], wake: UInt64?) {
+        let latest = now &+ UInt64(max(binding.delivery.maxDelay.nanoseconds, 0))
+        return state.withLock { state in
             var records: [OutboxRecord] = []
-            while records.count < limit, let first = state.retrying.min, first.due <= now {
+            while records.count < limit, let first = state.retrying.min, first.due <= now || first.due > latest {
                 records.append(state.retrying.removeMin().record)
             }
             while records.count < limit, let record = state.ready.popFirst() {

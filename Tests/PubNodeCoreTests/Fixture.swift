@@ -1,49 +1,6 @@
-import Synchronization
-import XCTest
 @testable import PubNodeCore
-
-/// A wall clock whose time the test sets and advances; safe to read from any thread.
-final class ManualClock: WallClock {
-    /// 2023-11-14T22:13:20.123456789Z: not a multiple of 100 ns, so the division is visible.
-    static let start: UInt64 = 1_700_000_000_123_456_789
-
-    private let nanoseconds: Mutex<UInt64>
-
-    init(_ start: UInt64 = ManualClock.start) {
-        nanoseconds = Mutex(start)
-    }
-
-    func nowNanoseconds() -> UInt64 {
-        nanoseconds.withLock { $0 }
-    }
-
-    func set(_ value: UInt64) {
-        nanoseconds.withLock { $0 = value }
-    }
-
-    func advance(nanoseconds delta: UInt64) {
-        nanoseconds.withLock { $0 += delta }
-    }
-
-    func advance(seconds: UInt64) {
-        advance(nanoseconds: seconds * 1_000_000_000)
-    }
-
-    func rewind(nanoseconds delta: UInt64) {
-        nanoseconds.withLock { $0 -= delta }
-    }
-}
-
-/// A parked subscriber stand-in that counts its wake-ups.
-final class TestWaiter: Waiter {
-    private let wakes = Mutex(0)
-
-    func wake() {
-        wakes.withLock { $0 += 1 }
-    }
-
-    var wakeCount: Int { wakes.withLock { $0 } }
-}
+import PubNodeTestSupport
+import XCTest
 
 /// Shared helpers for building hubs, drafts and subscriptions.
 enum Fixture {
