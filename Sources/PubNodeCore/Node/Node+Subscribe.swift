@@ -4,17 +4,18 @@ extension Node {
     /// *before* the presence change, so a client subscribed with presence also receives its own
     /// join on its first long-poll.
     public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
-        let broker = try keysetBroker(request.subscribeKey)
-        let presence = try keysetPresence(request.subscribeKey)
+        guard let (broker, presence) = seams[request.subscribeKey] else { throw .invalidKey }
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
             throw .invalidParameter("subscribe needs at least one channel or channel group")
         }
         let subscription = try Subscription(channelNames: request.channels, groupNames: request.groups, limits: limits)
-        try authorize(AccessRequest(
-            .subscribe, subscribeKey: request.subscribeKey,
-            resources: .channels(subscription.channels + subscription.wildcards.map(\.pattern), .read)
-                + .groups(subscription.groups, .read),
-            uuid: request.uuid, authKey: request.authKey))
+        var resources: [AccessRequest.Resource] = []
+        resources.reserveCapacity(subscription.channels.count + subscription.wildcards.count + subscription.groups.count)
+        for channel in subscription.channels { resources.append(.init(.channel, channel, .read)) }
+        for wildcard in subscription.wildcards { resources.append(.init(.channel, wildcard.pattern, .read)) }
+        for group in subscription.groups { resources.append(.init(.group, group, .read)) }
+        try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: resources,
+                                    uuid: request.uuid, authKey: request.authKey))
         guard let uuid = request.uuid else {
             if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
             return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,

@@ -29,6 +29,8 @@ public final class Node: Sendable {
     /// Message history, when the node keeps it.
     public let history: MessageHistory?
     let publishKeys: [String: Set<String>]
+    /// Each configured keyset's broker and presence, found with one lookup per request.
+    let seams: [String: (broker: any KeysetBroker, presence: any KeysetPresence)]
     let validator = JSONValidator()
     /// History reads run here, never on the caller's thread (an event loop must not wait for SQLite).
     let historyReads = DispatchQueue(label: "pubnode.history.reads", attributes: .concurrent)
@@ -50,6 +52,13 @@ public final class Node: Sendable {
         self.hooks = hooks
         self.history = history
         self.publishKeys = Dictionary(grouping: keysets, by: \.subscribeKey).mapValues { Set($0.map(\.publishKey)) }
+        var seams: [String: (broker: any KeysetBroker, presence: any KeysetPresence)] = [:]
+        for keyset in keysets {
+            guard let keysetBroker = broker.keyset(keyset.subscribeKey),
+                  let keysetPresence = presence.keyset(keyset.subscribeKey) else { continue }
+            seams[keyset.subscribeKey] = (keysetBroker, keysetPresence)
+        }
+        self.seams = seams
     }
 
     /// A single node keeping everything in memory (`MemoryBroker`, `MemoryPresence`) for `keysets`.
@@ -75,14 +84,14 @@ public final class Node: Sendable {
 
     /// The broker of a subscribe key, or `invalidKey`.
     func keysetBroker(_ subscribeKey: String) throws(PubNodeError) -> any KeysetBroker {
-        guard let broker = broker.keyset(subscribeKey) else { throw .invalidKey }
-        return broker
+        guard let seam = seams[subscribeKey] else { throw .invalidKey }
+        return seam.broker
     }
 
     /// The presence of a subscribe key, or `invalidKey`.
     func keysetPresence(_ subscribeKey: String) throws(PubNodeError) -> any KeysetPresence {
-        guard let presence = presence.keyset(subscribeKey) else { throw .invalidKey }
-        return presence
+        guard let seam = seams[subscribeKey] else { throw .invalidKey }
+        return seam.presence
     }
 
     /// Throws `invalidKey` unless `subscribeKey` is configured: a transport reports a bad key before
@@ -98,7 +107,7 @@ public final class Node: Sendable {
     }
 
     /// Whether `subscribeKey` is configured here.
-    public func serves(subscribeKey: String) -> Bool { broker.keyset(subscribeKey) != nil }
+    public func serves(subscribeKey: String) -> Bool { seams[subscribeKey] != nil }
 
     /// The present timetoken (`/time/0`); public, so not authorized.
     public func time() -> Timetoken { clock.current() }
