@@ -25,23 +25,6 @@ final class RecordingHooks: Sendable {
     }
 }
 
-/// Records every access request and refuses the listed operations.
-final class RecordingAuthorizer: Authorizer {
-    private let log = Mutex<[AccessRequest]>([])
-    private let refused: Set<AccessRequest.Operation>
-
-    init(refusing refused: Set<AccessRequest.Operation> = []) {
-        self.refused = refused
-    }
-
-    func authorize(_ request: AccessRequest) throws(PubNodeError) {
-        log.withLock { $0.append(request) }
-        if refused.contains(request.operation) { throw .forbidden("refused \(request.operation.rawValue)") }
-    }
-
-    var requests: [AccessRequest] { log.withLock { $0 } }
-}
-
 final class NodeTests: NodeTestCase {
 
     // MARK: Accepted publishes

@@ -4,6 +4,7 @@ import NIOHTTP1
 import PubNodeCore
 import PubNodeHistorySQLite
 import PubNodeServer
+import PubNodeTestSupport
 import Synchronization
 import XCTest
 
@@ -73,25 +74,11 @@ extension Router {
             XCTFail("bad uri \(uri)", file: file, line: line)
             return (0, "")
         }
-        switch route(request) {
-        case .reply(let reply):
-            return (Int(reply.status.code), String(buffer: reply.body))
-        case .poll:
-            XCTFail("unexpected subscribe", file: file, line: line)
+        guard let reply = answerWaiting(request) else {
+            XCTFail("no answer: a long-poll, or no deferred answer in time", file: file, line: line)
             return (0, "")
-        case .deferred(let start):
-            let answer = Mutex<HTTPReply?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            start { reply in
-                answer.withLock { $0 = reply }
-                done.signal()
-            }
-            guard done.wait(timeout: .now() + 10) == .success, let reply = answer.withLock({ $0 }) else {
-                XCTFail("no deferred answer", file: file, line: line)
-                return (0, "")
-            }
-            return (Int(reply.status.code), String(buffer: reply.body))
         }
+        return (Int(reply.status.code), String(buffer: reply.body))
     }
 
     /// Publishes `json` (already percent-encoded) on `channel`; returns the timetoken.
