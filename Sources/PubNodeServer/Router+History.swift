@@ -6,8 +6,7 @@ extension Router {
     func historyV2(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
         guard s[2] == "sub-key", s[4] == "channel" else { return Self.noSuchEndpoint() }
-        return answering(.history) { () throws(PubNodeError) in
-            try node.requireHistory(s[3])
+        return answering(.history, keyset: s[3], history: true) { () throws(PubNodeError) in
             let query = HistoryQuery(range: try request.historyRange(),
                                      limit: try request.integer("count", default: 100, range: 1...100),
                                      fromOldest: try request.flag("reverse") ?? false)
@@ -28,8 +27,7 @@ extension Router {
         let s = request.segments
         guard s[2] == "sub-key" else { return Self.noSuchEndpoint() }
         let node = self.node
-        return answering(.history) { () throws(PubNodeError) in
-            try node.requireHistory(s[3])
+        return answering(.history, keyset: s[3], history: true) { () throws(PubNodeError) in
             switch (request.method, s[1], s[4]) {
             case (.GET, "history", "channel"), (.GET, "history-with-actions", "channel"):
                 let withActions = s[1] == "history-with-actions"

@@ -5,8 +5,7 @@ extension Router {
     /// Routes `s` (the path segments, `s[1] == "presence"`, `s[2] == "sub-key"`) to its endpoint.
     func presence(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
-        return answering(.object(service: "Presence")) { () throws(PubNodeError) in
-            try node.requireKeyset(s[3])
+        return answering(.object(service: "Presence"), keyset: s[3]) { () throws(PubNodeError) in
             switch s.count {
             case 4:
                 let target = try Self.presenceTarget(request)

@@ -5,8 +5,7 @@ extension Router {
     /// `GET /v2/subscribe/{sub}/{channels}/0` with `tt`, `tr`, `channel-group`, `uuid`, `heartbeat`,
     /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
-        answering(.object(service: "Subscribe")) { () throws(PubNodeError) in
-            try node.requireKeyset(request.segments[2])
+        answering(.object(service: "Subscribe"), keyset: request.segments[2]) { () throws(PubNodeError) in
             let cursor = try request.timetoken("tt") ?? .zero
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw .invalidParameter("tr must be an integer region")

@@ -67,9 +67,19 @@ public struct Router: Sendable {
         .reply(ErrorResponses.reply(error, shape: shape, timetoken: node.time()))
     }
 
-    /// Runs `body`, turning any refusal into a reply of `shape`.
-    func answering(_ shape: ErrorResponses.Shape, _ body: () throws(PubNodeError) -> RouteAction) -> RouteAction {
-        do throws(PubNodeError) { return try body() } catch { return refuse(error, shape) }
+    /// Runs `body`, turning any refusal into a reply of `shape`. When `keyset` is given and the
+    /// refusal is a malformed parameter, a key that is not configured (or, with `history`, keeps
+    /// no history) is reported instead, as PubNub does; the check costs nothing on success.
+    func answering(_ shape: ErrorResponses.Shape, keyset: String? = nil, history: Bool = false,
+                   _ body: () throws(PubNodeError) -> RouteAction) -> RouteAction {
+        do throws(PubNodeError) { return try body() } catch {
+            if case .invalidParameter = error, let keyset {
+                do throws(PubNodeError) {
+                    if history { try node.requireHistory(keyset) } else { try node.requireKeyset(keyset) }
+                } catch { return refuse(error, shape) }
+            }
+            return refuse(error, shape)
+        }
     }
 
     /// Answers later with what `body` computes off the event loop (or its refusal in `shape`).
