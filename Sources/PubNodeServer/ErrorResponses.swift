@@ -41,11 +41,16 @@ enum ErrorResponses {
         case .adminDisabled: return (.forbidden, "Admin endpoints are disabled: configure adminToken")
         case .unauthorized(let why): return (.unauthorized, why)
         case .notFound(let what): return (.notFound, what)
+        case .accessDenied: return (.forbidden, "Forbidden")
+        case .accessRefused(let why): return (.forbidden, why)
+        case .accessInvalid(let message, _, _, _, _): return (.badRequest, message)
+        case .tooManyRequests: return (.tooManyRequests, "Too many requests.")
         }
     }
 
     /// The reply for `error` in the endpoint's shape; `timetoken` fills the publish form.
     static func reply(_ error: PubNodeError, shape: Shape, timetoken: Timetoken) -> HTTPReply {
+        if let reply = accessReply(error) { return reply }
         let (status, message) = describe(error)
         switch shape {
         case .publish:
@@ -56,6 +61,33 @@ enum ErrorResponses {
         case .history:
             return .json(#"{"status":\#(status.code),"error":true,"error_message":\#(JSONText.string(message)),"channels":{}}"#,
                          status: status)
+        }
+    }
+
+    /// Access Manager's and the rate limiter's refusals keep PubNub's own bodies whatever the
+    /// endpoint (a refused publish is answered with the object, not the array, as on PubNub).
+    static func accessReply(_ error: PubNodeError) -> HTTPReply? {
+        switch error {
+        case .accessDenied(let channels, let groups):
+            let names = { (list: [String]) in "[" + list.map(JSONText.string).joined(separator: ",") + "]" }
+            var payload = [#""channels":\#(names(channels))"#]
+            if !groups.isEmpty { payload.append(#""channel-groups":\#(names(groups.map { ":" + $0 }))"#) }
+            return .json(#"{"message":"Forbidden","payload":{\#(payload.joined(separator: ","))},"error":true,"service":"Access Manager","status":403}"#,
+                         status: .forbidden)
+        case .accessRefused(let message):
+            return .json(#"{"message":\#(JSONText.string(message)),"error":true,"service":"Access Manager","status":403}"#,
+                         status: .forbidden)
+        case .accessInvalid(let message, let source, let detail, let location, let locationType):
+            let details = #"[{"message":\#(JSONText.string(detail)),"location":\#(JSONText.string(location)),"locationType":\#(JSONText.string(locationType))}]"#
+            return .json(#"{"error":{"message":\#(JSONText.string(message)),"source":\#(JSONText.string(source)),"details":\#(details)},"service":"Access Manager","status":400}"#,
+                         status: .badRequest)
+        case .tooManyRequests(let retryAfter):
+            var reply = HTTPReply.json(#"{"status":429,"error":true,"message":"Too many requests.","service":"Rate Limiter"}"#,
+                                       status: .tooManyRequests)
+            reply.retryAfter = max(1, retryAfter)
+            return reply
+        default:
+            return nil
         }
     }
 

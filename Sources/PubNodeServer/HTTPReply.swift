@@ -9,6 +9,8 @@ public struct HTTPReply: Sendable {
     public var body: ByteBuffer
     /// The body's media type when it is not JSON (on-request hook answers).
     public var contentType: String?
+    /// Seconds for a `Retry-After` header (429 answers), if any.
+    public var retryAfter: Int?
 
     /// Creates a reply.
     public init(status: HTTPResponseStatus = .ok, body: ByteBuffer, contentType: String? = nil) {

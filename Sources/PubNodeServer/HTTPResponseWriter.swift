@@ -38,6 +38,9 @@ enum HTTPResponseWriter {
         } else {
             buffer.writeBytes(standardHeaders)
         }
+        if let retryAfter = reply.retryAfter {
+            buffer.writeString("Retry-After: \(retryAfter)\r\n")
+        }
         buffer.writeString("Content-Length: ")
         buffer.writeString(String(body.readableBytes))
         if !keepAlive {

@@ -46,7 +46,11 @@ public struct AccessRequest: Sendable, Equatable {
         case deleteHistory
         /// Call an on-request hook.
         case onRequest
-        /// The operator's endpoints (hook queues, dead letters, replay).
+        /// Issue an Access Manager token (a signature is required).
+        case grantToken
+        /// Revoke an Access Manager token (a signature is required).
+        case revokeToken
+        /// The operator's endpoints (hook queues, dead letters, replay, keysets).
         case administer
     }
 
@@ -109,10 +113,13 @@ public struct AccessRequest: Sendable, Equatable {
     public var authKey: String?
     /// The operator's credential (`Authorization: Bearer …`), for `administer`.
     public var adminCredential: String?
+    /// The request as signed, when it carries a signature.
+    public var signature: SignedRequest?
 
     /// Creates a request description.
     public init(_ operation: Operation, subscribeKey: String?, publishKey: String? = nil, resources: [Resource] = [],
-                uuid: String? = nil, authKey: String? = nil, adminCredential: String? = nil) {
+                uuid: String? = nil, authKey: String? = nil, adminCredential: String? = nil,
+                signature: SignedRequest? = nil) {
         self.operation = operation
         self.subscribeKey = subscribeKey
         self.publishKey = publishKey
@@ -120,6 +127,7 @@ public struct AccessRequest: Sendable, Equatable {
         self.uuid = uuid
         self.authKey = authKey
         self.adminCredential = adminCredential
+        self.signature = signature
     }
 
     /// The channels touched.
