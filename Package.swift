@@ -29,6 +29,7 @@ let package = Package(
         .target(
             name: "PubNodeCore",
             dependencies: [
+                "PubNodeAccessWire",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,6 +93,12 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PubNodeClient", dependencies: ["CZlib"]),
+        // Wire formats of access control shared by the node and the client: CBOR, v3 tokens,
+        // request signatures and token resource patterns.
+        .target(
+            name: "PubNodeAccessWire",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "PubNodeCLI",
             dependencies: [
@@ -156,6 +163,7 @@ let package = Package(
             name: "PubNodeServerTests",
             dependencies: [
                 "PubNodeServer",
+                "PubNodeAccessWire",
                 "PubNodeTestSupport",
                 "PubNodeCore",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,6 +17,9 @@ public protocol HistoryStore: Sendable {
     /// Deletes a channel's messages in `range`; returns how many were deleted.
     @discardableResult
     func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int
+    /// Deletes every message of a subscribe key (its keyset is deleted); returns how many.
+    @discardableResult
+    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int
     /// Deletes up to `limit` messages expired at `now`; returns how many.
     @discardableResult
     func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int

@@ -7,20 +7,32 @@ public struct Keyset: Sendable, Equatable, Hashable, Codable {
     public var subscribeKey: String
     /// This keyset's overrides of the node-wide presence limits.
     public var presence: PresenceSettings.Overrides
+    /// The secret key: it signs requests (which then act with full access) and Access Manager
+    /// tokens. Nil: no signatures, no tokens.
+    public var secretKey: String?
+    /// Whether Access Manager guards the keyset: every request needs a valid token or signature.
+    /// Off, the keyset is open, as the demo keyset is.
+    public var accessManager: Bool
 
-    /// Creates a key pair.
-    public init(publishKey: String, subscribeKey: String, presence: PresenceSettings.Overrides = .init()) {
+    /// Creates a key pair; Access Manager is on when a secret is given unless `accessManager` says otherwise.
+    public init(publishKey: String, subscribeKey: String, secretKey: String? = nil, accessManager: Bool? = nil,
+                presence: PresenceSettings.Overrides = .init()) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
+        self.secretKey = secretKey
+        self.accessManager = accessManager ?? (secretKey != nil)
         self.presence = presence
     }
 
-    /// Decodes a key pair; `presence` may be absent.
+    /// Decodes a key pair; `presence`, `secretKey` and `accessManager` may be absent (Access Manager
+    /// then follows the presence of a secret).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         publishKey = try container.decode(String.self, forKey: .publishKey)
         subscribeKey = try container.decode(String.self, forKey: .subscribeKey)
         presence = try container.decodeIfPresent(PresenceSettings.Overrides.self, forKey: .presence) ?? .init()
+        secretKey = try container.decodeIfPresent(String.self, forKey: .secretKey)
+        accessManager = try container.decodeIfPresent(Bool.self, forKey: .accessManager) ?? (secretKey != nil)
     }
 
     /// The embedded default: an open `demo`/`demo` keyset.

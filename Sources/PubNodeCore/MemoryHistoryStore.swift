@@ -59,6 +59,18 @@ public final class MemoryHistoryStore: HistoryStore {
         }
     }
 
+    /// Deletes every message of a subscribe key.
+    @discardableResult
+    public func deleteAll(subscribeKey: String) throws(HistoryError) -> Int {
+        state.withLock { state in
+            var removed = 0
+            for key in state.channels.keys where key.subscribeKey == subscribeKey {
+                removed += state.channels.removeValue(forKey: key)?.count ?? 0
+            }
+            return removed
+        }
+    }
+
     /// Deletes up to `limit` expired messages.
     @discardableResult
     public func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int {

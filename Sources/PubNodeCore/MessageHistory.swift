@@ -13,13 +13,17 @@ public final class MessageHistory: Sendable {
     /// Supplies "now" for expiry (and `publishedAt` of messages stored).
     public let clock: TimetokenClock
     private let policies: [String: HistoryPolicy]
+    private let createdPolicy: HistoryPolicy?
 
-    /// Creates the history of the keysets in `policies` (by subscribe key; unlisted keys keep none).
-    public init(store: any HistoryStore, policies: [String: HistoryPolicy], clock: TimetokenClock,
-                flushMilliseconds: Int = 10, strict: Bool = false,
+    /// Creates the history of the keysets in `policies` (by subscribe key); keysets created at run
+    /// time keep history under `created` (nil: none). Other keys keep none: the node asks only
+    /// about keysets it serves.
+    public init(store: any HistoryStore, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
+                clock: TimetokenClock, flushMilliseconds: Int = 10, strict: Bool = false,
                 onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in }) {
         self.store = store
         self.policies = policies
+        self.createdPolicy = created
         self.clock = clock
         self.strict = strict
         self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, onFailure: onWriteFailure)
@@ -27,7 +31,7 @@ public final class MessageHistory: Sendable {
 
     /// The policy of a subscribe key, if it keeps history.
     public func policy(_ subscribeKey: String) -> HistoryPolicy? {
-        policies[subscribeKey].flatMap { $0.enabled ? $0 : nil }
+        (policies[subscribeKey] ?? createdPolicy).flatMap { $0.enabled ? $0 : nil }
     }
 
     /// Whether `subscribeKey` keeps history.
@@ -106,16 +110,30 @@ public final class MessageHistory: Sendable {
 
     /// Removes up to `limit` expired messages on the writer's queue.
     private func expireOnWriterQueue(limit: Int) async throws(HistoryError) -> Int {
+        try await onWriterQueue { [store, clock] () throws(HistoryError) in
+            try store.expire(now: clock.nowNanoseconds(), limit: limit)
+        }
+    }
+
+    /// Runs `work` on the writer's queue, between its commits, and returns its result.
+    private func onWriterQueue(_ work: @escaping @Sendable () throws(HistoryError) -> Int) async throws(HistoryError) -> Int {
         let result: Result<Int, HistoryError> = await withCheckedContinuation { continuation in
-            writer.perform { [store, clock] in
+            writer.perform {
                 do throws(HistoryError) {
-                    continuation.resume(returning: .success(try store.expire(now: clock.nowNanoseconds(), limit: limit)))
+                    continuation.resume(returning: .success(try work()))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
         }
         return try result.get()
+    }
+
+    /// Deletes every stored message of a deleted keyset, on the writer's queue after what is
+    /// queued (so nothing of it is written afterwards); returns how many.
+    public func deleteKeyset(_ subscribeKey: String) async throws(HistoryError) -> Int {
+        writer.flush()
+        return try await onWriterQueue { [store] () throws(HistoryError) in try store.deleteAll(subscribeKey: subscribeKey) }
     }
 
     /// Commits everything queued (the periodic sweep has stopped before).

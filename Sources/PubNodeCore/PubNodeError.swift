@@ -42,9 +42,9 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case notFound(String)
     /// A before hook refused the message (or failed under a fail-closed policy): its status and text.
     case refusedByHook(status: Int, text: String)
-    /// Access Manager refused: the caller's token lacks a permission on these channels and groups
-    /// (named in PubNub's 403 body), or a request that needs a token carries none.
-    case accessDenied(channels: [String], groups: [String])
+    /// Access Manager refused: the caller's token lacks a permission on these channels, groups and
+    /// uuids (named in PubNub's 403 body), or a request that needs a token carries none.
+    case accessDenied(channels: [String], groups: [String], uuids: [String])
     /// Access Manager refused the caller's credentials themselves, with PubNub's message: a signature
     /// that does not match or is stale, a revoked, expired or foreign token, a uuid the token is not
     /// for, a disabled keyset.

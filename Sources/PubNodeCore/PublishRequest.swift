@@ -24,6 +24,8 @@ public struct PublishRequest: Sendable {
     public var customMessageType: String?
     /// `auth` parameter, if given.
     public var authKey: String?
+    /// The request as signed, when it carries a `signature` (the transport fills it in).
+    public var signature: SignedRequest?
 
     /// Creates a request.
     public init(publishKey: String, subscribeKey: String, channel: String, payload: [UInt8],

@@ -15,10 +15,10 @@ public enum SQLiteHistory {
 
     /// Builds the history of the keysets in `policies` on an open database (which the hook
     /// outbox may share).
-    public static func history(database: HistoryDatabase, policies: [String: HistoryPolicy], clock: TimetokenClock,
-                               flushMilliseconds: Int, strict: Bool,
+    public static func history(database: HistoryDatabase, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
+                               clock: TimetokenClock, flushMilliseconds: Int, strict: Bool,
                                onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void) -> MessageHistory {
-        MessageHistory(store: SQLiteHistoryStore(database: database), policies: policies, clock: clock,
+        MessageHistory(store: SQLiteHistoryStore(database: database), policies: policies, created: created, clock: clock,
                               flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure)
     }
 }

@@ -93,6 +93,17 @@ public final class SQLiteHistoryStore: HistoryStore {
         }
     }
 
+    /// Deletes every message of a subscribe key.
+    @discardableResult
+    public func deleteAll(subscribeKey: String) throws(HistoryError) -> Int {
+        try run { () throws -> Int in
+            try database.writer.write { db in
+                try db.execute(sql: "DELETE FROM message WHERE subscribe_key = ?", arguments: [subscribeKey])
+                return db.changesCount
+            }
+        }
+    }
+
     /// Deletes up to `limit` expired messages.
     @discardableResult
     public func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int {

@@ -68,10 +68,11 @@ enum ErrorResponses {
     /// endpoint (a refused publish is answered with the object, not the array, as on PubNub).
     static func accessReply(_ error: PubNodeError) -> HTTPReply? {
         switch error {
-        case .accessDenied(let channels, let groups):
+        case .accessDenied(let channels, let groups, let uuids):
             let names = { (list: [String]) in "[" + list.map(JSONText.string).joined(separator: ",") + "]" }
             var payload = [#""channels":\#(names(channels))"#]
             if !groups.isEmpty { payload.append(#""channel-groups":\#(names(groups.map { ":" + $0 }))"#) }
+            if !uuids.isEmpty { payload.append(#""uuids":\#(names(uuids))"#) }
             return .json(#"{"message":"Forbidden","payload":{\#(payload.joined(separator: ","))},"error":true,"service":"Access Manager","status":403}"#,
                          status: .forbidden)
         case .accessRefused(let message):

@@ -15,6 +15,8 @@ public struct PubNubRequest: Sendable {
     /// Headers kept for the endpoints that read them (on-request hooks, admin); empty elsewhere.
     /// Names are lowercased.
     public var headers: [String: String] = [:]
+    /// The request target exactly as received (`/path?query`), kept for signature checks.
+    public var target: String
 
     /// Parses a request target (`/path?query`); throws for malformed percent-escapes.
     ///
@@ -22,6 +24,7 @@ public struct PubNubRequest: Sendable {
     public init(method: HTTPMethod, uri: String, body: ByteBuffer? = nil) throws(PubNodeError) {
         self.method = method
         self.body = body
+        self.target = uri
         let bytes = uri.utf8
         let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         var segments: [String] = []
@@ -67,6 +70,16 @@ public struct PubNubRequest: Sendable {
             }
         }
         self.query = query
+    }
+
+    /// The request as signed, when it carries `signature=` (nil otherwise, at the cost of one
+    /// lookup): what Access Manager verifies.
+    var signed: SignedRequest? {
+        guard query["signature"] != nil else { return nil }
+        let question = target.firstIndex(of: "?") ?? target.endIndex
+        let rawQuery = question == target.endIndex ? "" : String(target[target.index(after: question)...])
+        return SignedRequest(method: method.rawValue, path: String(target[..<question]), rawQuery: rawQuery,
+                             body: body.map { Array($0.readableBytesView) })
     }
 
     /// A query parameter split on commas, empty items dropped (`channel-group=a,b`).

@@ -10,12 +10,13 @@ extension Router {
         let call = HookRequest(method: request.method.rawValue, subscribeKey: s[3], path: s[4...].joined(separator: "/"),
                                query: request.query, headers: Self.forwarded(request.headers),
                                body: request.body.map { Array($0.readableBytesView) } ?? [])
-        let (node, uuid, auth) = (self.node, Self.uuid(request), request.query["auth"])
+        let (node, uuid, auth, signed) = (self.node, Self.uuid(request), request.query["auth"], request.signed)
         return .deferred({ answer in
             let executor = EventLoopTaskExecutor.current
             Task(executorPreference: executor) {
                 do throws(PubNodeError) {
-                    let response = try await node.onRequest(call, uuid: uuid, authKey: auth, executor: executor)
+                    let response = try await node.onRequest(call, uuid: uuid, authKey: auth, signature: signed,
+                                                              executor: executor)
                     answer(HTTPReply(status: HTTPResponseStatus(statusCode: response.status),
                                      body: ByteBuffer(bytes: response.body), contentType: response.contentType))
                 } catch .invalidKey {

@@ -20,8 +20,10 @@ extension Router {
             case (let group?, false, true, false): action = .remove(group: group, channels: removing)
             case (let group?, false, true, true): action = .listChannels(group: group)
             }
-            let result = try node.channelGroups(ChannelGroupRequest(subscribeKey: s[3], action: action,
-                                                                    uuid: Self.uuid(request), authKey: request.query["auth"]))
+            var call = ChannelGroupRequest(subscribeKey: s[3], action: action, uuid: Self.uuid(request),
+                                           authKey: request.query["auth"])
+            call.signature = request.signed
+            let result = try node.channelGroups(call)
             switch result {
             case .groups(let names):
                 let list = names.map(JSONText.string).joined(separator: ",")

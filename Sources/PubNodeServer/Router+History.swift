@@ -61,8 +61,10 @@ extension Router {
     }
 
     private func historyRequest(_ request: PubNubRequest, query: HistoryQuery) -> HistoryRequest {
-        HistoryRequest(subscribeKey: request.segments[3], channels: Self.channelList(request.segments[5]), query: query,
-                       uuid: Self.uuid(request), authKey: request.query["auth"])
+        var call = HistoryRequest(subscribeKey: request.segments[3], channels: Self.channelList(request.segments[5]),
+                                  query: query, uuid: Self.uuid(request), authKey: request.query["auth"])
+        call.signature = request.signed
+        return call
     }
 
     /// A comma-separated channel list of a path segment, empty items kept (the node refuses them).

@@ -49,8 +49,10 @@ extension Router {
     private static func presenceTarget(_ request: PubNubRequest) throws(PubNodeError) -> PresenceRequest {
         let s = request.segments
         let channels = s.count > 5 && s[4] == "channel" ? s[5].split(separator: ",").map(String.init) : []
-        return PresenceRequest(subscribeKey: s[3], channels: channels, groups: request.list("channel-group"),
-                               uuid: uuid(request), authKey: request.query["auth"])
+        var target = PresenceRequest(subscribeKey: s[3], channels: channels, groups: request.list("channel-group"),
+                                     uuid: uuid(request), authKey: request.query["auth"])
+        target.signature = request.signed
+        return target
     }
 
     /// `disable_uuids`, `state`, `limit` and `offset` of a here-now.

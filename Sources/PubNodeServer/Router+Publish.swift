@@ -16,12 +16,13 @@ extension Router {
             } else {
                 payload = Array(s[6].utf8)
             }
-            let publishRequest = PublishRequest(
+            var publishRequest = PublishRequest(
                 publishKey: s[1], subscribeKey: s[2], channel: s[4], payload: payload,
                 meta: request.query["meta"].map { Array($0.utf8) }, uuid: request.query["uuid"], kind: kind,
                 store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
                 ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
                 authKey: request.query["auth"])
+            publishRequest.signature = request.signed
             switch try node.begin(publishRequest) {
             case .done(let result):
                 return Self.answer(result)

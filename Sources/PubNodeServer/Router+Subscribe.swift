@@ -10,11 +10,12 @@ extension Router {
             if let tr = request.query["tr"], Int(tr) == nil {
                 throw .invalidParameter("tr must be an integer region")
             }
-            let subscribe = SubscribeRequest(
+            var subscribe = SubscribeRequest(
                 subscribeKey: request.segments[2], channels: request.segments[3].split(separator: ",").map(String.init),
                 groups: request.list("channel-group"), cursor: cursor, uuid: Self.uuid(request),
                 heartbeatSeconds: try Self.heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
                 authKey: request.query["auth"])
+            subscribe.signature = request.signed
             switch try node.subscribe(subscribe) {
             case .handshake(let next):
                 return .reply(HTTPReply(body: SubscribeResponse.render([], next: next, region: region,

@@ -57,6 +57,10 @@ public struct Router: Sendable {
             return blocks(request)
         case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "hooks":
             return hooksAdmin(request)
+        case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "keysets":
+            return keysetsAdmin(request)
+        case (_, "v3") where s.count >= 4 && s[1] == "pam" && s[3] == "grant":
+            return accessManager(request)
         default:
             return Self.noSuchEndpoint()
         }

@@ -19,6 +19,18 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Also print one JSON result object (single line) at the end.")
     var json = false
 
+    /// Publish key in PubNode URLs.
+    @Option(help: "PubNode publish key.")
+    var publishKey = "demo"
+
+    /// Subscribe key in PubNode URLs.
+    @Option(help: "PubNode subscribe key.")
+    var subscribeKey = "demo"
+
+    /// Access Manager token sent as `auth=` on every PubNode request.
+    @Option(help: "Access Manager token sent as auth= on every PubNode request.")
+    var auth: String?
+
     /// Number of event loop threads the client uses.
     @Option(help: "Client event loop threads (default: number of cores).")
     var threads: Int = System.coreCountForLoad
@@ -53,6 +65,12 @@ struct CommonOptions: ParsableArguments {
         case "[::1]": return "::1"
         default: return host
         }
+    }
+
+    /// The request builder for these options.
+    var requestFactory: RequestFactory {
+        RequestFactory(target: target, hostHeader: hostHeader, publishKey: publishKey, subscribeKey: subscribeKey,
+                       authQuery: auth.map { "&auth=" + PercentEncoding.encode($0) } ?? "")
     }
 
     /// Value for the HTTP `Host` header.

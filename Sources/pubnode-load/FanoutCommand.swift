@@ -61,7 +61,7 @@ struct FanoutCommand: AsyncParsableCommand {
     func run() async throws {
         FileLimit.raiseToHardMaximum()
         let runtime = ClientRuntime(options: common)
-        let factory = RequestFactory(target: common.target, hostHeader: common.hostHeader)
+        let factory = common.requestFactory
         let progress = SubscriberProgress()
         let fleet = SubscriberFleet(
             count: subscribers, channel: channel, factory: factory, runtime: runtime, progress: progress

@@ -40,7 +40,7 @@ struct ParkCommand: AsyncParsableCommand {
         let runtime = ClientRuntime(options: common)
         let progress = SubscriberProgress()
         let fleet = SubscriberFleet(
-            count: subscribers, channel: channel, factory: RequestFactory(target: common.target, hostHeader: common.hostHeader),
+            count: subscribers, channel: channel, factory: common.requestFactory,
             runtime: runtime, progress: progress
         )
         let task = fleet.start()

@@ -66,7 +66,7 @@ struct PresenceCommand: AsyncParsableCommand {
     func run() async throws {
         FileLimit.raiseToHardMaximum()
         let runtime = ClientRuntime(options: common)
-        let factory = RequestFactory(target: common.target, hostHeader: common.hostHeader)
+        let factory = common.requestFactory
         let progress = PresenceProgress()
         let crowd = "\(prefix)-crowd"
         let publisher = Worker(

@@ -48,7 +48,7 @@ struct PublishCommand: AsyncParsableCommand {
     func run() async throws {
         FileLimit.raiseToHardMaximum()
         let runtime = ClientRuntime(options: common)
-        let factory = RequestFactory(target: common.target, hostHeader: common.hostHeader)
+        let factory = common.requestFactory
         let errorLog = ErrorLog()
         let message = "\"" + String(repeating: "x", count: payloadSize - 2) + "\""
         let requests = (0..<channels).map { factory.publish(channel: "\(channelPrefix)\($0)", message: message) }

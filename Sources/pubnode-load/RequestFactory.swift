@@ -8,9 +8,11 @@ struct RequestFactory: Sendable {
     /// Value of the `Host` request header.
     let hostHeader: String
     /// PubNub publish key used in PubNode URLs.
-    let publishKey = "demo"
+    var publishKey = "demo"
     /// PubNub subscribe key used in PubNode URLs.
-    let subscribeKey = "demo"
+    var subscribeKey = "demo"
+    /// `&auth=<token>` appended to every PubNode request, or empty.
+    var authQuery = ""
 
     /// A publish of `message` (JSON text) to `channel`.
     ///
@@ -20,7 +22,7 @@ struct RequestFactory: Sendable {
         switch target {
         case .pubnode:
             let uri = "/publish/\(publishKey)/\(subscribeKey)/0/\(PercentEncoding.encode(channel))/0/"
-                + "\(PercentEncoding.encode(message))?uuid=load"
+                + "\(PercentEncoding.encode(message))?uuid=load\(authQuery)"
             return OutboundRequest(method: .GET, uri: uri, hostHeader: hostHeader)
         case .nchan:
             var body = ByteBuffer()
@@ -51,7 +53,7 @@ struct RequestFactory: Sendable {
 
     /// A PubNode subscribe long-poll: `tt=0` is the handshake, later ones resume from `timetoken`.
     func pubnodeSubscribe(channel: String, uuid: String, timetoken: String) -> OutboundRequest {
-        let uri = "/v2/subscribe/\(subscribeKey)/\(PercentEncoding.encode(channel))/0?tt=\(timetoken)&uuid=\(uuid)"
+        let uri = "/v2/subscribe/\(subscribeKey)/\(PercentEncoding.encode(channel))/0?tt=\(timetoken)&uuid=\(uuid)\(authQuery)"
         return OutboundRequest(method: .GET, uri: uri, hostHeader: hostHeader)
     }
 

@@ -2,11 +2,13 @@ import Foundation
 import PubNodeCore
 
 extension NodeConfiguration {
-    /// `keysets`: `pub:sub` pairs. The flag repeats, the environment takes a comma-separated list,
-    /// the file an array of `{"publishKey":…,"subscribeKey":…}` objects with optional overrides.
+    /// `keysets`: `pub:sub[:secret]` entries. The flag repeats, the environment takes a
+    /// comma-separated list, the file an array of `{"publishKey":…,"subscribeKey":…}` objects with
+    /// optional `secretKey`, `accessManager` and overrides. A secret turns Access Manager on
+    /// (in the file, unless `"accessManager":false`).
     static let keysetsSetting = Setting(
-        key: "keysets", flag: "keyset", environment: "PUBNODE_KEYSETS", allowed: "pub:sub[,pub:sub…]",
-        help: "Key pairs served, publishKey:subscribeKey; repeat the flag for several (replaces demo:demo).",
+        key: "keysets", flag: "keyset", environment: "PUBNODE_KEYSETS", allowed: "pub:sub[:secret][,…]",
+        help: "Keysets served, publishKey:subscribeKey[:secretKey] (a secret turns Access Manager on); repeat for several (replaces demo:demo).",
         repeatable: true,
         parse: { config, value throws(ConfigurationError) in config.keysets = try parseKeysets(value) },
         readJSON: { config, value throws(ConfigurationError) in
@@ -17,7 +19,8 @@ extension NodeConfiguration {
                 try keyset(config.history.take(from: item))
             }
         },
-        render: { $0.keysets.map { "\($0.publishKey):\($0.subscribeKey)" }.joined(separator: ",") })
+        render: { $0.keysets.map { "\($0.publishKey):\($0.subscribeKey)" + ($0.secretKey == nil ? "" : ":(secret)") }
+            .joined(separator: ",") })
 
     /// `hookAllowList`: hosts webhooks may call; comma-separated, or an array of strings in the file.
     static let hookAllowListSetting = Setting(
@@ -49,15 +52,16 @@ extension NodeConfiguration {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// Parses `pub:sub,pub2:sub2`.
+    /// Parses `pub:sub,pub2:sub2:secret`.
     static func parseKeysets(_ text: String) throws(ConfigurationError) -> [Keyset] {
         var result: [Keyset] = []
         for item in text.split(separator: ",") {
             let parts = item.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ConfigurationError("keyset '\(item)' must be publishKey:subscribeKey")
+            guard parts.count == 2 || parts.count == 3, !parts.contains(where: \.isEmpty) else {
+                throw ConfigurationError("keyset '\(item.split(separator: ":").prefix(2).joined(separator: ":"))…' must be publishKey:subscribeKey[:secretKey]")
             }
-            result.append(Keyset(publishKey: String(parts[0]), subscribeKey: String(parts[1])))
+            result.append(Keyset(publishKey: String(parts[0]), subscribeKey: String(parts[1]),
+                                 secretKey: parts.count == 3 ? String(parts[2]) : nil))
         }
         guard !result.isEmpty else { throw ConfigurationError("keysets must name at least one publishKey:subscribeKey") }
         return result
@@ -69,8 +73,20 @@ extension NodeConfiguration {
               !pub.isEmpty, !sub.isEmpty else {
             throw ConfigurationError("each keyset needs string publishKey and subscribeKey")
         }
-        var keyset = Keyset(publishKey: pub, subscribeKey: sub)
-        for (name, value) in item.sorted(by: { $0.key < $1.key }) where name != "publishKey" && name != "subscribeKey" {
+        var secret: String?
+        if let value = item["secretKey"] {
+            guard let text = value as? String, !text.isEmpty else { throw ConfigurationError("keyset \(sub): secretKey must be a non-empty string") }
+            secret = text
+        }
+        var accessManager: Bool?
+        if let value = item["accessManager"] {
+            guard let flag = value as? Bool else { throw ConfigurationError("keyset \(sub): accessManager must be true or false") }
+            guard !flag || secret != nil else { throw ConfigurationError("keyset \(sub): accessManager needs a secretKey") }
+            accessManager = flag
+        }
+        var keyset = Keyset(publishKey: pub, subscribeKey: sub, secretKey: secret, accessManager: accessManager)
+        let named: Set<String> = ["publishKey", "subscribeKey", "secretKey", "accessManager"]
+        for (name, value) in item.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
             let number = try Setting.integer(Setting.text(of: value), "keyset \(sub): \(name)", range: 1...Int(Int32.max))
             switch name {
             case "presenceTimeoutSeconds": keyset.presence.presenceTimeoutSeconds = number

@@ -34,7 +34,8 @@ struct NodeRuntime {
         let database = try openDatabase(configuration, logger: logger)
         let history = database.map { database in
             SQLiteHistory.history(
-                database: database, policies: configuration.history.policies(for: configuration.keysets), clock: timetokens,
+                database: database, policies: configuration.history.policies(for: configuration.keysets),
+                created: configuration.history.policy(for: ""), clock: timetokens,
                 flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
                 onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
         }
@@ -54,9 +55,14 @@ struct NodeRuntime {
                                            "target": "\(binding.target)", "policy": "\(binding.policy.rawValue)",
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
+        let accessStore = try openAccessStore(configuration, logger: logger)
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
                         region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
-                        history: history)
+                        history: history, accessStore: accessStore)
+        do { try node.restoreAccess() } catch {
+            logger.critical("access store unreadable", metadata: ["error": "\(error)"])
+            throw ExitCode(3)
+        }
         if let history {
             let restored = try history.restore(into: node)
             logger.info("history restored", metadata: ["messages": "\(restored.messages)", "channels": "\(restored.channels)"])
@@ -106,11 +112,25 @@ struct NodeRuntime {
         try await services.group(signals: signals, logger: logger).run()
     }
 
+    /// Opens the access store (created keysets, revoked tokens) in the data directory; an unusable
+    /// file stops the node with exit code 3.
+    static func openAccessStore(_ configuration: NodeConfiguration, logger: Logger) throws -> SQLiteAccessStore {
+        let path = (configuration.dataDirectory.hasSuffix("/") ? configuration.dataDirectory : configuration.dataDirectory + "/")
+            + SQLiteAccessStore.fileName
+        do {
+            return try SQLiteAccessStore.file(path: path)
+        } catch {
+            logger.critical("access store unusable", metadata: ["path": "\(path)", "error": "\(error)"])
+            throw ExitCode(3)
+        }
+    }
+
     /// Opens the history database (which also keeps the hook outbox), or nil when no keyset keeps
-    /// history; an unusable file stops the node with exit code 3.
+    /// history (configured, or created at run time under the default); an unusable file stops
+    /// the node with exit code 3.
     static func openDatabase(_ configuration: NodeConfiguration, logger: Logger) throws -> HistoryDatabase? {
         let policies = configuration.history.policies(for: configuration.keysets)
-        guard policies.values.contains(where: \.enabled) else { return nil }
+        guard configuration.history.enabled || policies.values.contains(where: \.enabled) else { return nil }
         do {
             return try HistoryDatabase.file(path: configuration.historyDatabasePath)
         } catch {

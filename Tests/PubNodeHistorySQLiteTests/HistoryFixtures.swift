@@ -25,6 +25,7 @@ final class FailingStore: HistoryStore {
     func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int { 0 }
     func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int { 0 }
     func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { 0 }
+    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int { 0 }
     func newestTimetoken() throws(HistoryError) -> Timetoken? { nil }
     func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] { [] }
 }

@@ -38,6 +38,7 @@ final class InstrumentedStore: HistoryStore {
         return try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
     }
     func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
+    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int { try inner.deleteAll(subscribeKey: subscribeKey) }
     func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
     func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
         try inner.latest(perChannel: perChannel, after: after, now: now)

@@ -16,13 +16,13 @@ public struct AccessRequest: Sendable, Equatable {
         case subscribe
         /// Announce presence (`read` on each channel and group).
         case heartbeat
-        /// Leave (`read` on each channel and group).
+        /// Leave (names `read` on each channel and group; Access Manager asks only for a valid token).
         case leave
         /// Occupancy of channels and groups (`read` on each).
         case hereNow
         /// Occupancy of every channel of the keyset.
         case globalHereNow
-        /// The channels a uuid is on (`get` on the uuid).
+        /// The channels a uuid is on (names `get` on the uuid; Access Manager asks only for a valid token).
         case whereNow
         /// A uuid's state (`read` on each channel and group; `get` on another uuid).
         case getState
@@ -32,9 +32,9 @@ public struct AccessRequest: Sendable, Equatable {
         case listGroups
         /// List a group's channels (`read` on the group).
         case listGroupChannels
-        /// Add channels to a group (`manage` on the group, `read` on the channels).
+        /// Add channels to a group (`manage` on the group, as on PubNub).
         case addGroupChannels
-        /// Remove channels from a group (`manage` on the group, `read` on the channels).
+        /// Remove channels from a group (`manage` on the group).
         case removeGroupChannels
         /// Delete a group (`manage` on the group).
         case deleteGroup

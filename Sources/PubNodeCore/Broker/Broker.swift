@@ -9,6 +9,10 @@
 public protocol Broker: Sendable {
     /// The channels of one subscribe key, or nil when the key is not configured.
     func keyset(_ subscribeKey: String) -> (any KeysetBroker)?
+    /// Opens the broker of `keyset`, configured at start or created at run time (idempotent).
+    func open(_ keyset: Keyset) -> any KeysetBroker
+    /// Drops everything of `subscribeKey` (its keyset is deleted); parked polls are woken.
+    func close(_ subscribeKey: String)
     /// Every configured keyset, for sweeping.
     var allKeysets: [any KeysetBroker] { get }
 }

@@ -1,29 +1,30 @@
-/// The single-node message engine: one `ChannelHub` per configured subscribe key, fixed at start
-/// and looked up in an immutable dictionary.
+/// The single-node message engine: one `ChannelHub` per subscribe key, kept by `MemoryHubs`
+/// (shared with `MemoryPresence`).
 public final class MemoryBroker: Broker {
-    private let brokers: [String: MemoryKeysetBroker]
+    /// The hubs, shared with the presence store.
+    public let hubs: MemoryHubs
 
-    /// Serves `hubs` (keyed by their subscribe key).
-    public init(hubs: [ChannelHub]) {
-        var brokers: [String: MemoryKeysetBroker] = [:]
-        for hub in hubs where brokers[hub.subscribeKey] == nil {
-            brokers[hub.subscribeKey] = MemoryKeysetBroker(hub: hub)
-        }
-        self.brokers = brokers
+    /// Serves the keysets of `hubs`.
+    public init(hubs: MemoryHubs) {
+        self.hubs = hubs
     }
 
-    /// The broker of `subscribeKey`.
-    public func keyset(_ subscribeKey: String) -> (any KeysetBroker)? { brokers[subscribeKey] }
+    /// The broker of `subscribeKey`, if open.
+    public func keyset(_ subscribeKey: String) -> (any KeysetBroker)? { hubs.hub(subscribeKey).map(MemoryKeysetBroker.init) }
 
-    /// Every keyset.
-    public var allKeysets: [any KeysetBroker] { Array(brokers.values) }
+    /// Opens `keyset`'s broker (its hub is made on first use).
+    public func open(_ keyset: Keyset) -> any KeysetBroker { MemoryKeysetBroker(hub: hubs.open(keyset)) }
 
-    /// The hub of `subscribeKey` (for inspection in tests and tools).
-    public func hub(_ subscribeKey: String) -> ChannelHub? { brokers[subscribeKey]?.hub }
+    /// Drops `subscribeKey`'s channels, buffers and groups and wakes its parked polls.
+    public func close(_ subscribeKey: String) { hubs.close(subscribeKey) }
+
+    /// Every open keyset.
+    public var allKeysets: [any KeysetBroker] { hubs.all.map(MemoryKeysetBroker.init) }
+
+    /// The hub of `subscribeKey` (tests and in-process tools).
+    public func hub(_ subscribeKey: String) -> ChannelHub? { hubs.hub(subscribeKey) }
 }
 
-/// One keyset of the in-memory engine: its hub's rings, groups and waiters, waking the waiters a
-/// publish takes.
 struct MemoryKeysetBroker: KeysetBroker {
     let hub: ChannelHub
 

@@ -1,25 +1,27 @@
-/// Presence kept in this process: each keyset's `PresenceTracker`, reached through its hub, whose
-/// events are published on the hub's `-pnpres` channels.
+//// The single-node presence store: each keyset's `PresenceTracker`, inside its `ChannelHub` (kept by
+/// `MemoryHubs`, shared with `MemoryBroker`).
 public final class MemoryPresence: PresenceManager {
-    private let keysets: [String: MemoryKeysetPresence]
+    /// The hubs, shared with the broker.
+    public let hubs: MemoryHubs
 
-    /// Serves the presence trackers of `hubs`.
-    public init(hubs: [ChannelHub]) {
-        var keysets: [String: MemoryKeysetPresence] = [:]
-        for hub in hubs where keysets[hub.subscribeKey] == nil {
-            keysets[hub.subscribeKey] = MemoryKeysetPresence(hub: hub)
-        }
-        self.keysets = keysets
+    /// Serves the presence of the keysets of `hubs`.
+    public init(hubs: MemoryHubs) {
+        self.hubs = hubs
     }
 
-    /// The presence of `subscribeKey`.
-    public func keyset(_ subscribeKey: String) -> (any KeysetPresence)? { keysets[subscribeKey] }
+    /// The presence of `subscribeKey`, if open.
+    public func keyset(_ subscribeKey: String) -> (any KeysetPresence)? { hubs.hub(subscribeKey).map(MemoryKeysetPresence.init) }
 
-    /// Every keyset.
-    public var allKeysets: [any KeysetPresence] { Array(keysets.values) }
+    /// Opens `keyset`'s presence (its hub is made on first use).
+    public func open(_ keyset: Keyset) -> any KeysetPresence { MemoryKeysetPresence(hub: hubs.open(keyset)) }
+
+    /// Drops `subscribeKey`'s presence (with its hub).
+    public func close(_ subscribeKey: String) { hubs.close(subscribeKey) }
+
+    /// Every open keyset.
+    public var allKeysets: [any KeysetPresence] { hubs.all.map(MemoryKeysetPresence.init) }
 }
 
-/// One keyset's presence in memory; wakes the subscribers of the events a change emits.
 struct MemoryKeysetPresence: KeysetPresence {
     let hub: ChannelHub
 

@@ -7,6 +7,10 @@
 public protocol PresenceManager: Sendable {
     /// The presence of one subscribe key, or nil when the key is not configured.
     func keyset(_ subscribeKey: String) -> (any KeysetPresence)?
+    /// Opens the presence of `keyset`, configured at start or created at run time (idempotent).
+    func open(_ keyset: Keyset) -> any KeysetPresence
+    /// Drops everything of `subscribeKey` (its keyset is deleted); parked polls are woken.
+    func close(_ subscribeKey: String)
     /// Every configured keyset, for sweeping.
     var allKeysets: [any KeysetPresence] { get }
 }

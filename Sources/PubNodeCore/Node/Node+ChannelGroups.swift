@@ -22,6 +22,8 @@ public struct ChannelGroupRequest: Sendable {
     public var uuid: String?
     /// The caller's auth key or token.
     public var authKey: String?
+    /// The request as signed, when it carries a `signature` (the transport fills it in).
+    public var signature: SignedRequest?
 
     /// Creates a channel-registry request.
     public init(subscribeKey: String, action: Action, uuid: String? = nil, authKey: String? = nil) {
@@ -45,7 +47,8 @@ public enum ChannelGroupResult: Sendable, Equatable {
 extension Node {
     /// Lists, changes or deletes channel groups.
     public func channelGroups(_ request: ChannelGroupRequest) throws(PubNodeError) -> ChannelGroupResult {
-        let broker = try keysetBroker(request.subscribeKey)
+        let keyset = try servedKeyset(request.subscribeKey)
+        let broker = keyset.broker
         let operation: AccessRequest.Operation
         var resources: [AccessRequest.Resource]
         switch request.action {
@@ -54,14 +57,14 @@ extension Node {
         case .listChannels(let group):
             (operation, resources) = (.listGroupChannels, [.init(.group, group, .read)])
         case .add(let group, let channels):
-            (operation, resources) = (.addGroupChannels, [.init(.group, group, .manage)] + .channels(channels, .read))
+            (operation, resources) = (.addGroupChannels, [.init(.group, group, .manage)])
         case .remove(let group, let channels):
-            (operation, resources) = (.removeGroupChannels, [.init(.group, group, .manage)] + .channels(channels, .read))
+            (operation, resources) = (.removeGroupChannels, [.init(.group, group, .manage)])
         case .delete(let group):
             (operation, resources) = (.deleteGroup, [.init(.group, group, .manage)])
         }
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: resources,
-                                    uuid: request.uuid, authKey: request.authKey))
+                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
         switch request.action {
         case .listGroups:
             return .groups(broker.groupNames())

@@ -11,6 +11,8 @@ public struct HistoryRequest: Sendable {
     public var uuid: String?
     /// The caller's auth key or token.
     public var authKey: String?
+    /// The request as signed, when it carries a `signature` (the transport fills it in).
+    public var signature: SignedRequest?
 
     /// Creates a history request.
     public init(subscribeKey: String, channels: [String], query: HistoryQuery = HistoryQuery(), uuid: String? = nil,
@@ -101,7 +103,7 @@ extension Node {
         let channels = try Self.historyChannels(request.channels, limit: limit)
         try check(channels)
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: .channels(channels, permission),
-                                    uuid: request.uuid, authKey: request.authKey))
+                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature))
         return (history, channels)
     }
 

@@ -28,17 +28,17 @@ extension Node {
     /// Validates a publish, signal or fire and accepts it at once (`done`), or, when before hooks
     /// are bound to its channel, returns it for `complete(_:)` to run them first.
     public func begin(_ request: PublishRequest) throws(PubNodeError) -> PublishStep {
-        guard publishKeys[request.subscribeKey]?.contains(request.publishKey) == true else { throw .invalidKey }
-        let broker = try keysetBroker(request.subscribeKey)
+        let keyset = try servedKeyset(request.subscribeKey)
+        guard keyset.publishKeys.contains(request.publishKey) else { throw .invalidKey }
         let operation: AccessRequest.Operation = request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, publishKey: request.publishKey,
                                     resources: [.init(.channel, request.channel, .write)],
-                                    uuid: request.uuid, authKey: request.authKey))
+                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
         try validate(request)
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
         guard before.isEmpty else { return .awaitingHooks(PendingPublish(request: request, hooks: before)) }
-        return .done(accept(request, broker: broker))
+        return .done(accept(request, broker: keyset.broker))
     }
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
@@ -61,7 +61,7 @@ extension Node {
                 }
             }
         }
-        return accept(request, broker: try keysetBroker(request.subscribeKey))
+        return accept(request, broker: try servedKeyset(request.subscribeKey).broker)
     }
 
     /// Validates and accepts a publish, signal or fire, running any before hooks first.

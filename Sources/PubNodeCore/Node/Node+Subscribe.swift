@@ -4,7 +4,8 @@ extension Node {
     /// *before* the presence change, so a client subscribed with presence also receives its own
     /// join on its first long-poll.
     public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
-        guard let (broker, presence) = seams[request.subscribeKey] else { throw .invalidKey }
+        let keyset = try servedKeyset(request.subscribeKey)
+        let (broker, presence) = (keyset.broker, keyset.presence)
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
             throw .invalidParameter("subscribe needs at least one channel or channel group")
         }
@@ -15,7 +16,7 @@ extension Node {
         for wildcard in subscription.wildcards { resources.append(.init(.channel, wildcard.pattern, .read)) }
         for group in subscription.groups { resources.append(.init(.group, group, .read)) }
         try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: resources,
-                                    uuid: request.uuid, authKey: request.authKey))
+                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
         guard let uuid = request.uuid else {
             if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
             return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,

@@ -9,8 +9,10 @@ import Dispatch
 /// `Broker` (timetokens, buffers, delivery, groups), the `PresenceManager`, `MessageHistory` and
 /// the `HookEngine`.
 public final class Node: Sendable {
-    /// The configured key pairs.
+    /// The configured key pairs (keysets created at run time are in `registry`).
     public let keysets: [Keyset]
+    /// Every keyset served, configured or created, by subscribe key.
+    public let registry: KeysetRegistry
     /// The limits in force.
     public let limits: Limits
     /// Publishing, buffering, delivery and channel groups.
@@ -28,20 +30,21 @@ public final class Node: Sendable {
     public let region: Int
     /// Message history, when the node keeps it.
     public let history: MessageHistory?
-    let publishKeys: [String: Set<String>]
-    /// Each configured keyset's broker and presence, found with one lookup per request.
-    let seams: [String: (broker: any KeysetBroker, presence: any KeysetPresence)]
+    /// Signatures, tokens and revocations.
+    let access: AccessControl
     let validator = JSONValidator()
     /// History reads run here, never on the caller's thread (an event loop must not wait for SQLite).
     let historyReads = DispatchQueue(label: "pubnode.history.reads", attributes: .concurrent)
 
-    /// Assembles a node from its seams. `authorizer` is the keyset policy; the operator's
-    /// endpoints are always guarded by `adminToken` (refused without one), whatever the policy.
-    /// After-presence hooks are fed by the presence store: a store built by hand needs
-    /// `hooks.presenceObserver(subscribeKey:)` (the in-memory initializer does this).
+    /// Assembles a node from its seams. `authorizer` is a policy consulted after Access Manager;
+    /// the operator's endpoints are always guarded by `adminToken` (refused without one), whatever
+    /// the policy. `accessStore` keeps created keysets and revocations: call `restoreAccess()`
+    /// before serving. After-presence hooks are fed by the presence store: a store built by hand
+    /// needs `hooks.presenceObserver(subscribeKey:)` (the in-memory initializer does this).
     public init(keysets: [Keyset], limits: Limits, broker: any Broker, presence: any PresenceManager,
                 clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
-                adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil) {
+                adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil,
+                accessStore: any AccessStore = MemoryAccessStore()) {
         self.keysets = keysets
         self.limits = limits
         self.broker = broker
@@ -51,47 +54,55 @@ public final class Node: Sendable {
         self.authorizer = NodeAuthorizer(policy: authorizer, adminToken: adminToken)
         self.hooks = hooks
         self.history = history
-        self.publishKeys = Dictionary(grouping: keysets, by: \.subscribeKey).mapValues { Set($0.map(\.publishKey)) }
-        var seams: [String: (broker: any KeysetBroker, presence: any KeysetPresence)] = [:]
-        for keyset in keysets {
-            guard let keysetBroker = broker.keyset(keyset.subscribeKey),
-                  let keysetPresence = presence.keyset(keyset.subscribeKey) else { continue }
-            seams[keyset.subscribeKey] = (keysetBroker, keysetPresence)
-        }
-        self.seams = seams
+        self.access = AccessControl(clock: clock, store: accessStore)
+        var order: [String] = []
+        let grouped = Dictionary(grouping: keysets, by: \.subscribeKey)
+        for keyset in keysets where !order.contains(keyset.subscribeKey) { order.append(keyset.subscribeKey) }
+        registry = KeysetRegistry(configured: order.map { key in
+            let group = grouped[key]!
+            return ServedKeyset(group, origin: .configured, broker: broker.open(group[0]), presence: presence.open(group[0]))
+        })
     }
 
     /// A single node keeping everything in memory (`MemoryBroker`, `MemoryPresence`) for `keysets`.
     /// `adminToken` opens the operator's endpoints.
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(), adminToken: String? = nil,
-                            hooks: HookEngine = .none(), history: MessageHistory? = nil) {
-        var seen = Set<String>()
-        let hubs = keysets.filter { seen.insert($0.subscribeKey).inserted }.map { keyset in
-            ChannelHub(subscribeKey: keyset.subscribeKey, limits: limits, clock: clock, region: region,
-                       presence: keyset.presenceSettings(limits),
-                       presenceObserver: hooks.presenceObserver(subscribeKey: keyset.subscribeKey))
-        }
+                            hooks: HookEngine = .none(), history: MessageHistory? = nil,
+                            accessStore: any AccessStore = MemoryAccessStore()) {
+        let hubs = MemoryHubs(limits: limits, clock: clock, region: region, observer: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
                   clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
-                  history: history)
+                  history: history, accessStore: accessStore)
     }
 
-    /// The single authorization point: every operation calls it exactly once, before acting.
-    func authorize(_ request: AccessRequest) throws(PubNodeError) {
+    /// The single authorization point: every keyset operation calls it exactly once, before
+    /// acting, and goes on with the keyset it returns. Refuses an unknown or disabled keyset, then
+    /// asks Access Manager, then the policy.
+    @discardableResult
+    func authorize(_ request: AccessRequest) throws(PubNodeError) -> ServedKeyset {
+        let keyset = try servedKeyset(request.subscribeKey ?? "")
+        try authorize(request, on: keyset)
+        return keyset
+    }
+
+    /// `authorize(_:)` for an operation that found its keyset already (to report a bad key before
+    /// it validates the rest of the request, as PubNub does).
+    func authorize(_ request: AccessRequest, on keyset: ServedKeyset) throws(PubNodeError) {
+        if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
+        try access.check(request, keyset: keyset)
         try authorizer.authorize(request)
     }
 
-    /// The broker of a subscribe key, or `invalidKey`.
-    func keysetBroker(_ subscribeKey: String) throws(PubNodeError) -> any KeysetBroker {
-        guard let seam = seams[subscribeKey] else { throw .invalidKey }
-        return seam.broker
+    /// The operator's endpoints' authorization: the admin token, then the policy.
+    func authorizeOperator(_ credential: String?) throws(PubNodeError) {
+        try authorizer.authorize(AccessRequest(.administer, subscribeKey: nil, adminCredential: credential))
     }
 
-    /// The presence of a subscribe key, or `invalidKey`.
-    func keysetPresence(_ subscribeKey: String) throws(PubNodeError) -> any KeysetPresence {
-        guard let seam = seams[subscribeKey] else { throw .invalidKey }
-        return seam.presence
+    /// The served keyset of `subscribeKey`, or `invalidKey`.
+    func servedKeyset(_ subscribeKey: String) throws(PubNodeError) -> ServedKeyset {
+        guard let keyset = registry.keyset(subscribeKey) else { throw .invalidKey }
+        return keyset
     }
 
     /// Throws `invalidKey` unless `subscribeKey` is configured: a transport reports a bad key before
@@ -106,8 +117,8 @@ public final class Node: Sendable {
         guard let history, history.isEnabled(subscribeKey) else { throw .storageDisabled }
     }
 
-    /// Whether `subscribeKey` is configured here.
-    public func serves(subscribeKey: String) -> Bool { seams[subscribeKey] != nil }
+    /// Whether `subscribeKey` is served here.
+    public func serves(subscribeKey: String) -> Bool { registry.keyset(subscribeKey) != nil }
 
     /// The present timetoken (`/time/0`); public, so not authorized.
     public func time() -> Timetoken { clock.current() }

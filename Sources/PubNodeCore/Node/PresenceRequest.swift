@@ -11,6 +11,8 @@ public struct PresenceRequest: Sendable {
     public var uuid: String?
     /// The caller's auth key or token.
     public var authKey: String?
+    /// The request as signed, when it carries a `signature` (the transport fills it in).
+    public var signature: SignedRequest?
 
     /// Creates a presence target.
     public init(subscribeKey: String, channels: [String] = [], groups: [String] = [], uuid: String? = nil,

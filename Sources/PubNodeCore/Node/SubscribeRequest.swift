@@ -16,6 +16,8 @@ public struct SubscribeRequest: Sendable {
     public var state: [UInt8]?
     /// The client's auth key or token.
     public var authKey: String?
+    /// The request as signed, when it carries a `signature` (the transport fills it in).
+    public var signature: SignedRequest?
 
     /// Creates a subscribe request.
     public init(subscribeKey: String, channels: [String], groups: [String] = [], cursor: Timetoken = .zero,

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// A keyset as the node serves it: its keys, its broker and presence, whether it is disabled, and
+/// its secret (which the operator may rotate).
+///
+/// Requests find it with one lookup in the `KeysetRegistry`; what they read on every request
+/// (the seams, the Access Manager switch, the disabled flag, the secret's generation) is immutable
+/// or atomic. The secret itself is read under a lock only to verify a signature or a token the
+/// token cache has not seen.
+public final class ServedKeyset: Sendable {
+    /// Where a keyset comes from.
+    public enum Origin: String, Sendable {
+        /// The node's configuration (flags, environment, file); fixed for the node's life.
+        case configured
+        /// The admin API, at run time; kept in the access store across restarts.
+        case created
+    }
+
+    /// The subscribe key: the keyset's name and channel space.
+    public let subscribeKey: String
+    /// The publish keys accepted (configured keysets may pair several with one subscribe key).
+    public let publishKeys: Set<String>
+    /// The publish key signatures are made with (the first configured).
+    public let publishKey: String
+    /// Whether Access Manager guards the keyset.
+    public let accessManager: Bool
+    /// Where it comes from.
+    public let origin: Origin
+    /// Its presence overrides.
+    public let presenceOverrides: PresenceSettings.Overrides
+    let broker: any KeysetBroker
+    let presence: any KeysetPresence
+    private let secret: Mutex<String?>
+    private let disabledFlag: Atomic<Bool>
+    private let secretGeneration = Atomic<UInt64>(0)
+
+    /// Serves `keysets` (sharing one subscribe key) through `broker` and `presence`.
+    init(_ keysets: [Keyset], origin: Origin, disabled: Bool = false, broker: any KeysetBroker,
+         presence: any KeysetPresence) {
+        let first = keysets[0]
+        subscribeKey = first.subscribeKey
+        publishKeys = Set(keysets.map(\.publishKey))
+        publishKey = first.publishKey
+        accessManager = keysets.contains { $0.accessManager }
+        self.origin = origin
+        presenceOverrides = first.presence
+        secret = Mutex(keysets.lazy.compactMap(\.secretKey).first)
+        disabledFlag = Atomic(disabled)
+        self.broker = broker
+        self.presence = presence
+    }
+
+    /// The secret key, if any.
+    public var secretKey: String? { secret.withLock { $0 } }
+
+    /// Bumped each time the secret changes: tokens verified under an older secret are verified again.
+    public var generation: UInt64 { secretGeneration.load(ordering: .acquiring) }
+
+    /// Whether requests are refused (the operator disabled the keyset).
+    public var isDisabled: Bool { disabledFlag.load(ordering: .relaxed) }
+
+    /// The keyset's description, secret included (for the access store and the admin API's answer
+    /// to create and rotate).
+    public var keyset: Keyset {
+        Keyset(publishKey: publishKey, subscribeKey: subscribeKey, secretKey: secretKey, accessManager: accessManager,
+               presence: presenceOverrides)
+    }
+
+    func setDisabled(_ disabled: Bool) {
+        disabledFlag.store(disabled, ordering: .relaxed)
+    }
+
+    func replaceSecret(_ newSecret: String) {
+        secret.withLock { $0 = newSecret }
+        secretGeneration.add(1, ordering: .releasing)
+    }
+}

@@ -1,0 +1,102 @@
+extension Node {
+    /// Loads what the access store kept: the keysets created at run time (served again, with
+    /// their seams opened) and the revocations in force. Call it once, before serving.
+    public func restoreAccess() throws(AccessStoreError) {
+        try access.restore()
+        for stored in try access.store.keysets() {
+            _ = registry.add(serve(stored.keyset, disabled: stored.disabled))
+        }
+    }
+
+    /// The tenants API: creates, lists, rotates, disables and deletes keysets at run time.
+    public func administerKeysets(_ request: KeysetAdminRequest) async throws(PubNodeError) -> KeysetAdminResult {
+        try authorizeOperator(request.credential)
+        switch request.action {
+        case .list:
+            return .keysets(registry.all.map { Self.info($0, revealing: false) })
+        case .create(let spec):
+            return .keyset(try create(spec))
+        case .rotate(let subscribeKey):
+            let keyset = try createdKeyset(subscribeKey)
+            let previous = keyset.secretKey
+            keyset.replaceSecret(KeyGenerator.key(prefix: "sec-c-"))
+            do { try persist(keyset) } catch {
+                if let previous { keyset.replaceSecret(previous) }
+                throw error
+            }
+            return .keyset(Self.info(keyset, revealing: true))
+        case .disable(let subscribeKey, let disabled):
+            let keyset = try createdKeyset(subscribeKey)
+            keyset.setDisabled(disabled)
+            do { try persist(keyset) } catch {
+                keyset.setDisabled(!disabled)
+                throw error
+            }
+            return .keyset(Self.info(keyset, revealing: false))
+        case .delete(let subscribeKey):
+            try await delete(try createdKeyset(subscribeKey))
+            return .deleted(subscribeKey)
+        case .unknown:
+            throw .notFound("No such keysets endpoint")
+        }
+    }
+
+    private func create(_ spec: KeysetSpec) throws(PubNodeError) -> KeysetInfo {
+        for key in [spec.publishKey, spec.subscribeKey].compactMap({ $0 }) where !KeyGenerator.isValid(key) {
+            throw .invalidParameter("keys are 1 to 64 letters, digits, '-' or '_' (got '\(key.prefix(70))')")
+        }
+        let keyset = Keyset(publishKey: spec.publishKey ?? KeyGenerator.key(prefix: "pub-c-"),
+                            subscribeKey: spec.subscribeKey ?? KeyGenerator.key(prefix: "sub-c-"),
+                            secretKey: KeyGenerator.key(prefix: "sec-c-"), accessManager: spec.accessManager)
+        guard registry.keyset(keyset.subscribeKey) == nil else {
+            throw .invalidParameter("subscribe key '\(keyset.subscribeKey)' is already served")
+        }
+        let served = serve(keyset, disabled: false)
+        try persist(served)
+        guard registry.add(served) else {
+            try? access.store.delete(subscribeKey: keyset.subscribeKey)
+            throw .invalidParameter("subscribe key '\(keyset.subscribeKey)' is already served")
+        }
+        return Self.info(served, revealing: true)
+    }
+
+    private func delete(_ keyset: ServedKeyset) async throws(PubNodeError) {
+        do { try access.store.delete(subscribeKey: keyset.subscribeKey) } catch {
+            throw .storageFailed("cannot delete the keyset: \(error.description)")
+        }
+        guard registry.remove(keyset.subscribeKey) === keyset else { throw .notFound("No keyset '\(keyset.subscribeKey)'") }
+        broker.close(keyset.subscribeKey)
+        presence.close(keyset.subscribeKey)
+        access.forget(keyset.subscribeKey)
+        if let history {
+            do { _ = try await history.deleteKeyset(keyset.subscribeKey) } catch {
+                throw .storageFailed("the keyset is deleted but its history could not be: \(error.description)")
+            }
+        }
+    }
+
+    private func serve(_ keyset: Keyset, disabled: Bool) -> ServedKeyset {
+        ServedKeyset([keyset], origin: .created, disabled: disabled, broker: broker.open(keyset),
+                     presence: presence.open(keyset))
+    }
+
+    private func createdKeyset(_ subscribeKey: String) throws(PubNodeError) -> ServedKeyset {
+        guard let keyset = registry.keyset(subscribeKey) else { throw .notFound("No keyset '\(subscribeKey)'") }
+        guard keyset.origin == .created else {
+            throw .forbidden("keyset '\(subscribeKey)' comes from the node's configuration: change it there")
+        }
+        return keyset
+    }
+
+    private func persist(_ keyset: ServedKeyset) throws(PubNodeError) {
+        do { try access.store.save(StoredKeyset(keyset: keyset.keyset, disabled: keyset.isDisabled)) } catch {
+            throw .storageFailed("cannot store the keyset: \(error.description)")
+        }
+    }
+
+    private static func info(_ keyset: ServedKeyset, revealing: Bool) -> KeysetInfo {
+        var description = keyset.keyset
+        if !revealing { description.secretKey = nil }
+        return KeysetInfo(keyset: description, disabled: keyset.isDisabled, origin: keyset.origin)
+    }
+}
