@@ -113,6 +113,7 @@ let package = Package(
             dependencies: ["PubNodeCore", "PubNodeServer", "PubNodeClient"],
             path: "Tests/PubNodeTestSupport"
         ),
+        .testTarget(name: "PubNodeAccessWireTests", dependencies: ["PubNodeAccessWire"]),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore", "PubNodeTestSupport"]),
         .testTarget(
             name: "PubNodeWebhooksTests",
