@@ -65,10 +65,14 @@ def grant(pn, ttl=60, channels=(), groups=(), uuids=(), authorized=None):
 
 
 def denied(call):
+    """call() must be refused with 403, which the SDK files as PNAccessDeniedCategory."""
     code, exc = expect_http_error(call)
     assert code == 403, "expected 403, got %s (%s)" % (code, exc)
-    assert exc.status.category == PNStatusCategory.PNAccessDeniedCategory
-    return exc
+    if exc.status is not None:
+        assert exc.status.category == PNStatusCategory.PNAccessDeniedCategory
+    body = json.loads(exc._errormsg)
+    assert body["service"] == "Access Manager" and body["status"] == 403, body
+    return body
 
 
 def test_tokens_grant_exactly_what_they_say(am_node):
