@@ -40,7 +40,7 @@ extension Router {
     }
 
     /// The token of `Authorization: Bearer <token>`, nil for anything else.
-    private static func bearer(_ header: String?) -> String? {
+    static func bearer(_ header: String?) -> String? {
         guard let header, header.hasPrefix("Bearer ") else { return nil }
         return String(header.dropFirst("Bearer ".count))
     }
