@@ -76,4 +76,14 @@ public struct ClientLimitsStats: Sendable, Equatable {
     public var refusedConnections: Int
     /// Requests refused for being over the per-address rate.
     public var refusedRequests: Int
+
+    /// Creates a snapshot.
+    public init(maxConnections: Int, requestsPerSecond: Double, trackedAddresses: Int, refusedConnections: Int,
+                refusedRequests: Int) {
+        self.maxConnections = maxConnections
+        self.requestsPerSecond = requestsPerSecond
+        self.trackedAddresses = trackedAddresses
+        self.refusedConnections = refusedConnections
+        self.refusedRequests = refusedRequests
+    }
 }
