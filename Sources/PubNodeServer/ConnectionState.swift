@@ -30,6 +30,8 @@ struct ConnectionState {
     var phase: Phase = .idle
     /// The server is draining.
     var draining = false
+    /// The connection is over its client's connection limit: it closes after its first answer.
+    var closeAfterAnswer = false
     /// Request parts held behind an outstanding answer.
     var queued: [HTTPServerRequestPart] = []
 
@@ -60,7 +62,7 @@ struct ConnectionState {
     var acceptsParts: Bool { !isAwaitingAnswer && queued.isEmpty }
 
     /// Whether the answer to the current request keeps the connection open.
-    var keepAlive: Bool { !draining && (head?.isKeepAlive ?? false) }
+    var keepAlive: Bool { !draining && !closeAfterAnswer && (head?.isKeepAlive ?? false) }
 }
 
 /// A parked long-poll held as connection state.

@@ -20,6 +20,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
     var state = ConnectionState()
+    /// This connection's standing with the per-client limits.
+    var client = ClientStanding()
 
     init(router: Router) {
         self.router = router
@@ -29,15 +31,23 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
+        if context.channel.isActive { admitClient(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseParked()
+        releaseClient()
         self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        admitClient(context: context)
+        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseParked()
+        releaseClient()
         context.fireChannelInactive()
     }
 
@@ -127,6 +137,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+        if let refusal = clientRefusal(head) {
+            write(refusal, context: context)
+            return
+        }
         if head.method == .HEAD, !head.uri.hasPrefix("/time/") {
             // HEAD must not change anything; only the time endpoint is answered without a body.
             write(ErrorResponses.object(status: .methodNotAllowed, message: "HEAD is answered for /time/0 only"),

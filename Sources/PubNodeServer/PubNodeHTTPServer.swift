@@ -17,6 +17,12 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopThreads: Int = System.coreCount
     /// Region number reported in timetoken objects.
     public var region: Int = 1
+    /// Most open connections per client IP address (0 = unlimited); a connection over it has its
+    /// request answered 429 and is closed.
+    public var maxConnectionsPerClient: Int = 0
+    /// Requests per second per client IP address (0 = unlimited; burst: one second's worth);
+    /// requests over it are answered 429. `/time/0` and `OPTIONS` are never limited.
+    public var clientRequestsPerSecond: Double = 0
 
     /// The defaults: 127.0.0.1:8090.
     public init() {}
@@ -36,11 +42,15 @@ public final class PubNodeHTTPServer: Sendable {
     /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
     private let quiesce: QuiescingSlot
     private let listener = Mutex<(any Channel)?>(nil)
+    /// The per-client limits of `configuration` and their counters.
+    public let clientLimits: ClientLimits
 
-    /// Creates a server; nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode")) {
+    /// Creates a server; nothing listens until `start()`. `clock` times the per-client request rate.
+    public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode"),
+                clock: any WallClock = SystemWallClock()) {
         self.configuration = configuration
         self.node = node
+        self.clientLimits = ClientLimits(configuration, clock: clock)
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.quiesce = QuiescingSlot(ServerQuiescingHelper(group: group))
@@ -49,7 +59,7 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(node: node, region: configuration.region)
+        let router = Router(node: node, region: configuration.region, clientLimits: clientLimits)
         let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)

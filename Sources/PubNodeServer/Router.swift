@@ -22,13 +22,16 @@ public struct Router: Sendable {
     public let node: Node
     /// The region reported in timetoken objects.
     public let region: Int
+    /// Limits per client address, applied by the HTTP front; their counters are served here.
+    public let clientLimits: ClientLimits
     /// Per-event-loop batches of woken long-polls, shared by the connections this router serves.
     let wakeQueues = WakeQueues()
 
-    /// Creates a router.
-    public init(node: Node, region: Int = 1) {
+    /// Creates a router; `clientLimits` are none by default.
+    public init(node: Node, region: Int = 1, clientLimits: ClientLimits = ClientLimits()) {
         self.node = node
         self.region = region
+        self.clientLimits = clientLimits
     }
 
     /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.
@@ -61,6 +64,8 @@ public struct Router: Sendable {
             return keysetsAdmin(request)
         case (_, "v3") where s.count >= 4 && s[1] == "pam" && s[3] == "grant":
             return accessManager(request)
+        case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "limits":
+            return limitsAdmin(request)
         default:
             return Self.noSuchEndpoint()
         }

@@ -74,6 +74,17 @@ extension NodeConfiguration {
                  help: "Acknowledge stored publishes only after their commit."),
         hookAllowListSetting,
         adminTokenSetting,
+        .integer("clientConnectionLimit", flag: "client-connection-limit", environment: "PUBNODE_CLIENT_CONNECTION_LIMIT",
+                 \.clientConnectionLimit, in: 0...1_000_000,
+                 help: "Open connections per client IP address; 0 = unlimited. Over it: 429 and close."),
+        .rate("clientRequestRate", flag: "client-request-rate", environment: "PUBNODE_CLIENT_REQUEST_RATE",
+              \.clientRequestRate, help: "Requests per second per client IP address (decimals allowed); 0 = unlimited."),
+        .rate("keysetPublishRate", flag: "keyset-publish-rate", environment: "PUBNODE_KEYSET_PUBLISH_RATE",
+              \.keysetRateLimits.publishesPerSecond,
+              help: "Publishes per second per keyset, by default (decimals allowed); 0 = unlimited."),
+        .rate("keysetRequestRate", flag: "keyset-request-rate", environment: "PUBNODE_KEYSET_REQUEST_RATE",
+              \.keysetRateLimits.requestsPerSecond,
+              help: "Requests per second per keyset, by default (decimals allowed); 0 = unlimited."),
     ]
 
     /// Log level names swift-log knows.

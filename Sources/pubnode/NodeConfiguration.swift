@@ -34,6 +34,12 @@ struct NodeConfiguration: Sendable, Equatable {
     var hookAllowList: [String] = []
     /// Bearer token of the `/v1/admin` endpoints; they are refused without one.
     var adminToken: String?
+    /// Most open connections per client IP address; 0 = unlimited.
+    var clientConnectionLimit = 0
+    /// Requests per second per client IP address; nil = unlimited.
+    var clientRequestRate: Double?
+    /// The rate limits every keyset gets unless its own entry says otherwise; unlimited by default.
+    var keysetRateLimits = RateLimits()
 
     /// The defaults.
     init() {}
@@ -65,6 +71,8 @@ struct NodeConfiguration: Sendable, Equatable {
         server.port = port
         server.region = region
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
+        server.maxConnectionsPerClient = clientConnectionLimit
+        server.clientRequestsPerSecond = clientRequestRate ?? 0
         return server
     }
 }

@@ -50,6 +50,34 @@ extension Setting {
         integer(key, flag: flag, environment: environment, path, in: 0...Int(Int32.max), help: help)
     }
 
+    /// A rate in events per second (decimals allowed) stored at `path`; 0 is stored as nil, unlimited.
+    static func rate(_ key: String, flag: String, environment: String,
+                     _ path: WritableKeyPath<NodeConfiguration, Double?> & Sendable, help: String) -> Setting {
+        Setting(key: key, flag: flag, environment: environment, allowed: "0...\(Int(maxRate))", help: help,
+                repeatable: false,
+                parse: { config, value throws(ConfigurationError) in
+                    let rate = try Self.rate(value, key)
+                    config[keyPath: path] = rate > 0 ? rate : nil
+                },
+                readJSON: nil, render: { renderRate($0[keyPath: path] ?? 0) })
+    }
+
+    /// The highest rate a setting accepts.
+    static let maxRate = 1_000_000.0
+
+    /// Parses a rate in 0...`maxRate`; the error names the setting.
+    static func rate(_ text: String, _ name: String) throws(ConfigurationError) -> Double {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, (0...maxRate).contains(value) else {
+            throw ConfigurationError("\(name) must be a number in 0...\(Int(maxRate)) (got '\(text)')")
+        }
+        return value
+    }
+
+    /// A rate as help shows it: whole numbers without a fraction.
+    static func renderRate(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
     /// A `true`/`false` setting stored at `path` (also `1`/`0`, `yes`/`no`, `on`/`off`).
     static func boolean(_ key: String, flag: String, environment: String,
                         _ path: WritableKeyPath<NodeConfiguration, Bool> & Sendable, help: String) -> Setting {

@@ -12,9 +12,9 @@ final class EmbeddedNode {
     let router: Router
 
     init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
-         hooks: HookEngine = .none(), adminToken: String? = nil) {
+         hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits()) {
         node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), adminToken: adminToken, hooks: hooks)
-        router = Router(node: node)
+        router = Router(node: node, clientLimits: clientLimits)
     }
 
     /// A new connection, on its own event loop or on `loop` (several connections can share one).

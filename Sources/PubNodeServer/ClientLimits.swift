@@ -1,0 +1,89 @@
+import PubNodeCore
+import Synchronization
+
+/// Limits per client address, applied by the HTTP front before a request reaches the router:
+/// open connections per address and requests per second per address. Addresses are IPs (ports
+/// are ignored), so every connection of one host shares its limits.
+///
+/// Thread-safe and shared by every connection of a server: connection counts and rate buckets are
+/// sharded by address, and the refusal counters are atomics.
+public final class ClientLimits: Sendable {
+    /// Most open connections per address (0 = unlimited).
+    public let maxConnections: Int
+    /// Requests per second per address (0 = unlimited).
+    public let requestsPerSecond: Double
+    private let connections = ConnectionCounter()
+    private let requests: KeyedRateLimiter<String>
+    private let refusedConnectionCount = Atomic<Int>(0)
+
+    /// Limits of `maxConnections` open connections and `requestsPerSecond` requests a second
+    /// (burst: one second's worth) per address; 0 turns either off. `clock` times the requests.
+    public init(maxConnections: Int = 0, requestsPerSecond: Double = 0, clock: any WallClock = SystemWallClock()) {
+        self.maxConnections = max(0, maxConnections)
+        self.requestsPerSecond = requestsPerSecond > 0 && requestsPerSecond.isFinite ? requestsPerSecond : 0
+        self.requests = KeyedRateLimiter(perSecond: self.requestsPerSecond, clock: clock)
+    }
+
+    /// The limits a server configuration asks for.
+    public convenience init(_ configuration: ServerConfiguration, clock: any WallClock = SystemWallClock()) {
+        self.init(maxConnections: configuration.maxConnectionsPerClient,
+                  requestsPerSecond: configuration.clientRequestsPerSecond, clock: clock)
+    }
+
+    /// Counts a new connection from `address`; false (and counted as refused) when the address
+    /// already has `maxConnections` open. Each true answer must be matched by one `closeConnection`.
+    public func openConnection(from address: String) -> Bool {
+        let opened = connections.open(address, limit: maxConnections)
+        if !opened { refusedConnectionCount.add(1, ordering: .relaxed) }
+        return opened
+    }
+
+    /// Counts a connection that `openConnection` admitted as closed.
+    public func closeConnection(from address: String) {
+        connections.close(address)
+    }
+
+    /// Open connections counted for `address`.
+    public func openConnections(from address: String) -> Int {
+        connections.count(address)
+    }
+
+    /// Admits one request from `address`: nil when admitted, else the seconds for `Retry-After`.
+    public func admitRequest(from address: String) -> Int? {
+        guard requestsPerSecond > 0 else { return nil }
+        return requests.admit(address)
+    }
+
+    /// The limits and counters.
+    public func snapshot() -> ClientLimitsStats {
+        let tracked = Set(connections.addresses()).union(requests.keys()).count
+        return ClientLimitsStats(maxConnections: maxConnections, requestsPerSecond: requestsPerSecond,
+                                 trackedAddresses: tracked,
+                                 refusedConnections: refusedConnectionCount.load(ordering: .relaxed),
+                                 refusedRequests: requests.refused)
+    }
+}
+
+/// What `ClientLimits` is set to and has done.
+public struct ClientLimitsStats: Sendable, Equatable {
+    /// Most open connections per address (0 = unlimited).
+    public var maxConnections: Int
+    /// Requests per second per address (0 = unlimited).
+    public var requestsPerSecond: Double
+    /// Addresses with state held: open connections counted or a rate bucket not yet refilled.
+    public var trackedAddresses: Int
+    /// Connections refused for being over the per-address limit.
+    public var refusedConnections: Int
+    /// Requests refused for being over the per-address rate.
+    public var refusedRequests: Int
+
+    /// Creates a snapshot.
+    public init(maxConnections: Int, requestsPerSecond: Double, trackedAddresses: Int, refusedConnections: Int,
+                refusedRequests: Int) {
+        self.maxConnections = maxConnections
+        self.requestsPerSecond = requestsPerSecond
+        self.trackedAddresses = trackedAddresses
+        self.refusedConnections = refusedConnections
+        self.refusedRequests = refusedRequests
+    }
+}

@@ -1,0 +1,62 @@
+import NIOCore
+import NIOHTTP1
+import PubNodeCore
+
+/// A connection's standing with the per-client limits (`ClientLimits`), kept by its handler on its
+/// event loop.
+///
+/// Invariant: `counted` is true exactly while this connection holds one count in the shared
+/// connection counter; it is set once, when the connection becomes active, and cleared by the
+/// first of `channelInactive` and `handlerRemoved`, so each counted connection is released once.
+struct ClientStanding {
+    /// Whether admission has been decided (once per connection).
+    var decided = false
+    /// The client's IP address, when the transport has one.
+    var address: String?
+    /// Whether this connection holds a count in the connection counter.
+    var counted = false
+    /// Whether the connection is over its address's connection limit.
+    var overConnectionLimit = false
+}
+
+extension PubNodeHTTPHandler {
+    /// Counts this connection against its address's limit, once; one over it is marked to answer
+    /// 429 and close.
+    func admitClient(context: ChannelHandlerContext) {
+        guard !client.decided else { return }
+        client.decided = true
+        guard let address = context.channel.remoteAddress?.ipAddress else { return }
+        client.address = address
+        let clientLimits = router.clientLimits
+        guard clientLimits.maxConnections > 0 else { return }
+        if clientLimits.openConnection(from: address) {
+            client.counted = true
+        } else {
+            client.overConnectionLimit = true
+            state.closeAfterAnswer = true
+        }
+    }
+
+    /// Gives this connection's count back, if it holds one; later calls do nothing.
+    func releaseClient() {
+        guard client.counted, let address = client.address else { return }
+        client.counted = false
+        router.clientLimits.closeConnection(from: address)
+    }
+
+    /// The 429 for a request over a per-client limit, nil when it may proceed. `/time/0` (how SDKs
+    /// probe before reconnecting) and `OPTIONS` are never refused; on a connection over the
+    /// connection limit they are answered and the connection then closes.
+    func clientRefusal(_ head: HTTPRequestHead) -> HTTPReply? {
+        guard head.method != .OPTIONS, !head.uri.hasPrefix("/time/") else { return nil }
+        if client.overConnectionLimit {
+            return ErrorResponses.reply(.tooManyRequests(retryAfter: 1), shape: .object(service: "Rate Limiter"),
+                                        timetoken: router.node.time())
+        }
+        guard let address = client.address, let retryAfter = router.clientLimits.admitRequest(from: address) else {
+            return nil
+        }
+        return ErrorResponses.reply(.tooManyRequests(retryAfter: retryAfter), shape: .object(service: "Rate Limiter"),
+                                    timetoken: router.node.time())
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PubNodeCore
+import XCTest
+@testable import pubnode
+
+/// The client and keyset rate-limit settings.
+final class RateLimitSettingsTests: XCTestCase {
+    func testEverythingIsUnlimitedByDefault() {
+        let configuration = NodeConfiguration()
+        XCTAssertEqual(configuration.clientConnectionLimit, 0)
+        XCTAssertNil(configuration.clientRequestRate)
+        XCTAssertEqual(configuration.keysetRateLimits, .unlimited)
+        XCTAssertEqual(configuration.server.maxConnectionsPerClient, 0)
+        XCTAssertEqual(configuration.server.clientRequestsPerSecond, 0)
+    }
+
+    func testClientLimitsReachTheServerConfiguration() throws {
+        var configuration = NodeConfiguration()
+        try configuration.apply(flags: ["--client-connection-limit", "8", "--client-request-rate=2.5"])
+        XCTAssertEqual(configuration.server.maxConnectionsPerClient, 8)
+        XCTAssertEqual(configuration.server.clientRequestsPerSecond, 2.5)
+    }
+
+    func testKeysetDefaultsAreKeptAsRateLimits() throws {
+        var configuration = NodeConfiguration()
+        try configuration.apply(environment: ["PUBNODE_KEYSET_PUBLISH_RATE": "10", "PUBNODE_KEYSET_REQUEST_RATE": "0.5"])
+        XCTAssertEqual(configuration.keysetRateLimits, RateLimits(publishesPerSecond: 10, requestsPerSecond: 0.5))
+        try configuration.apply(json: Data(#"{"keysetPublishRate": 0, "limits": {"clientRequestRate": 7.25}}"#.utf8))
+        XCTAssertEqual(configuration.keysetRateLimits, RateLimits(publishesPerSecond: nil, requestsPerSecond: 0.5),
+                       "0 is unlimited")
+        XCTAssertEqual(configuration.clientRequestRate, 7.25)
+        XCTAssertEqual(NodeConfiguration.setting("keysetRequestRate")?.render(configuration), "0.5")
+        XCTAssertEqual(NodeConfiguration.setting("clientRequestRate")?.render(configuration), "7.25")
+    }
+
+    func testBadRatesAreReportedClearly() {
+        for value in ["-1", "abc", "nan", "inf", "2000000"] {
+            var configuration = NodeConfiguration()
+            XCTAssertThrowsError(try configuration.apply(flags: ["--client-request-rate", value]), value) { error in
+                XCTAssertTrue("\(error)".contains("clientRequestRate"), "\(error)")
+            }
+        }
+        var configuration = NodeConfiguration()
+        XCTAssertThrowsError(try configuration.apply(flags: ["--client-connection-limit", "-3"]))
+    }
+}
