@@ -13,18 +13,21 @@ public struct Keyset: Sendable, Equatable, Hashable, Codable {
     /// Whether Access Manager guards the keyset: every request needs a valid token or signature.
     /// Off, the keyset is open, as the demo keyset is.
     public var accessManager: Bool
+    /// This keyset's rate limits; nil (or nil fields) falls back to the node's defaults.
+    public var rateLimits: RateLimits?
 
     /// Creates a key pair; Access Manager is on when a secret is given unless `accessManager` says otherwise.
     public init(publishKey: String, subscribeKey: String, secretKey: String? = nil, accessManager: Bool? = nil,
-                presence: PresenceSettings.Overrides = .init()) {
+                rateLimits: RateLimits? = nil, presence: PresenceSettings.Overrides = .init()) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.secretKey = secretKey
         self.accessManager = accessManager ?? (secretKey != nil)
+        self.rateLimits = rateLimits
         self.presence = presence
     }
 
-    /// Decodes a key pair; `presence`, `secretKey` and `accessManager` may be absent (Access Manager
+    /// Decodes a key pair; `presence`, `secretKey`, `accessManager` and `rateLimits` may be absent (Access Manager
     /// then follows the presence of a secret).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -33,6 +36,7 @@ public struct Keyset: Sendable, Equatable, Hashable, Codable {
         presence = try container.decodeIfPresent(PresenceSettings.Overrides.self, forKey: .presence) ?? .init()
         secretKey = try container.decodeIfPresent(String.self, forKey: .secretKey)
         accessManager = try container.decodeIfPresent(Bool.self, forKey: .accessManager) ?? (secretKey != nil)
+        rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
     }
 
     /// The embedded default: an open `demo`/`demo` keyset.

@@ -72,3 +72,7 @@ public final class TimetokenClock: Sendable {
     /// Wall time in nanoseconds, from the injected clock.
     public func nowNanoseconds() -> UInt64 { wall.nowNanoseconds() }
 }
+
+/// The timetoken clock reads the wall clock it was given (rate limiters and token expiry use it,
+/// so tests drive them with the same manual clock).
+extension TimetokenClock: WallClock {}

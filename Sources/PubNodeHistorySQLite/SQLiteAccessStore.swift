@@ -39,7 +39,9 @@ public final class SQLiteAccessStore: AccessStore {
                     publish_key TEXT NOT NULL,
                     secret_key TEXT,
                     access_manager INTEGER NOT NULL,
-                    disabled INTEGER NOT NULL
+                    disabled INTEGER NOT NULL,
+                    publishes_per_second REAL,
+                    requests_per_second REAL
                 );
                 CREATE TABLE revocation (
                     subscribe_key TEXT NOT NULL,
@@ -57,9 +59,12 @@ public final class SQLiteAccessStore: AccessStore {
         try run {
             try writer.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM keyset ORDER BY subscribe_key").map { row in
-                    StoredKeyset(keyset: Keyset(publishKey: row["publish_key"], subscribeKey: row["subscribe_key"],
-                                                secretKey: row["secret_key"], accessManager: row["access_manager"]),
-                                 disabled: row["disabled"])
+                    let limits = RateLimits(publishesPerSecond: row["publishes_per_second"],
+                                            requestsPerSecond: row["requests_per_second"])
+                    return StoredKeyset(keyset: Keyset(publishKey: row["publish_key"], subscribeKey: row["subscribe_key"],
+                                                       secretKey: row["secret_key"], accessManager: row["access_manager"],
+                                                       rateLimits: limits == .unlimited ? nil : limits),
+                                        disabled: row["disabled"])
                 }
             }
         }
@@ -71,10 +76,12 @@ public final class SQLiteAccessStore: AccessStore {
         try run {
             try writer.write { db in
                 try db.execute(sql: """
-                    INSERT OR REPLACE INTO keyset (subscribe_key, publish_key, secret_key, access_manager, disabled)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO keyset (subscribe_key, publish_key, secret_key, access_manager, disabled,
+                                                   publishes_per_second, requests_per_second)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [keyset.subscribeKey, keyset.publishKey, keyset.secretKey, keyset.accessManager,
-                                     stored.disabled])
+                                     stored.disabled, keyset.rateLimits?.publishesPerSecond,
+                                     keyset.rateLimits?.requestsPerSecond])
             }
         }
     }

@@ -4,7 +4,8 @@ import PubNodeCore
 extension Router {
     /// The tenants API, behind `Authorization: Bearer <adminToken>`:
     /// - `GET /v1/admin/keysets`: every keyset, secrets left out;
-    /// - `POST /v1/admin/keysets` (optional body `{"accessManager":…,"publishKey":…,"subscribeKey":…}`):
+    /// - `POST /v1/admin/keysets` (optional body `{"accessManager":…,"publishKey":…,"subscribeKey":…,
+    ///   "rateLimits":{"publishesPerSecond":…,"requestsPerSecond":…}}`):
     ///   creates one and answers its three keys, the only time the secret is shown with `rotate`;
     /// - `POST /v1/admin/keysets/{sub}/rotate|disable|enable`;
     /// - `DELETE /v1/admin/keysets/{sub}`: deletes it with everything it holds.
@@ -47,6 +48,16 @@ extension Router {
         if let secret = keyset.secretKey { fields.append(#""secretKey":\#(JSONText.string(secret))"#) }
         fields += [#""accessManager":\#(keyset.accessManager)"#, #""disabled":\#(info.disabled)"#,
                    #""origin":"\#(info.origin.rawValue)""#]
+        var limits: [String] = []
+        if let rate = keyset.rateLimits?.publishesPerSecond { limits.append(#""publishesPerSecond":\#(rate)"#) }
+        if let rate = keyset.rateLimits?.requestsPerSecond { limits.append(#""requestsPerSecond":\#(rate)"#) }
+        fields.append(#""rateLimits":{\#(limits.joined(separator: ","))}"#)
+        var counters: [String] = []
+        for (name, stats) in [("requests", info.requests), ("publishes", info.publishes)] {
+            guard let stats else { continue }
+            counters.append(#""\#(name)":{"perSecond":\#(stats.perSecond),"admitted":\#(stats.admitted),"refused":\#(stats.refused)}"#)
+        }
+        fields.append(#""counters":{\#(counters.joined(separator: ","))}"#)
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -84,8 +84,9 @@ extension NodeConfiguration {
             guard !flag || secret != nil else { throw ConfigurationError("keyset \(sub): accessManager needs a secretKey") }
             accessManager = flag
         }
-        var keyset = Keyset(publishKey: pub, subscribeKey: sub, secretKey: secret, accessManager: accessManager)
-        let named: Set<String> = ["publishKey", "subscribeKey", "secretKey", "accessManager"]
+        var keyset = Keyset(publishKey: pub, subscribeKey: sub, secretKey: secret, accessManager: accessManager,
+                            rateLimits: try rateLimits(item["rateLimits"], keyset: sub))
+        let named: Set<String> = ["publishKey", "subscribeKey", "secretKey", "accessManager", "rateLimits"]
         for (name, value) in item.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
             let number = try Setting.integer(Setting.text(of: value), "keyset \(sub): \(name)", range: 1...Int(Int32.max))
             switch name {
@@ -98,5 +99,23 @@ extension NodeConfiguration {
             }
         }
         return keyset
+    }
+
+    /// A keyset entry's `rateLimits`: `{"publishesPerSecond":N,"requestsPerSecond":N}`, each optional.
+    static func rateLimits(_ value: Any?, keyset sub: String) throws(ConfigurationError) -> RateLimits? {
+        guard let value else { return nil }
+        guard let object = value as? [String: Any] else { throw ConfigurationError("keyset \(sub): rateLimits must be an object") }
+        var limits = RateLimits()
+        for (name, rate) in object {
+            guard let number = (rate as? NSNumber)?.doubleValue, number.isFinite, number >= 0, !(rate is Bool) else {
+                throw ConfigurationError("keyset \(sub): rateLimits.\(name) must be a number of 0 or more")
+            }
+            switch name {
+            case "publishesPerSecond": limits.publishesPerSecond = number
+            case "requestsPerSecond": limits.requestsPerSecond = number
+            default: throw ConfigurationError("keyset \(sub): unknown rate limit '\(name)'")
+            }
+        }
+        return limits
     }
 }

@@ -58,7 +58,7 @@ struct NodeRuntime {
         let accessStore = try openAccessStore(configuration, logger: logger)
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
                         region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
-                        history: history, accessStore: accessStore)
+                        history: history, accessStore: accessStore, keysetRateLimits: configuration.keysetRateLimits)
         do { try node.restoreAccess() } catch {
             logger.critical("access store unreadable", metadata: ["error": "\(error)"])
             throw ExitCode(3)

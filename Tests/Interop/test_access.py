@@ -5,6 +5,7 @@ import json
 import os
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -187,3 +188,30 @@ def test_tenants_are_isolated(am_node):
     admin_call(am_node.port, "DELETE", "/v1/admin/keysets/" + a["subscribeKey"])
     code, _ = expect_http_error(lambda: in_a.publish().channel(room).message("gone").sync())
     assert code == 400
+
+
+def test_rate_limited_tenant_answers_429_and_time_stays_open(am_node):
+    node = am_node()
+    tenant = admin_call(am_node.port, "POST", "/v1/admin/keysets",
+                        {"accessManager": False, "rateLimits": {"publishesPerSecond": 2}})["keyset"]
+    pn = node.client("fast", publish_key=tenant["publishKey"], subscribe_key=tenant["subscribeKey"])
+    codes = []
+    for _ in range(6):
+        try:
+            pn.publish().channel("limited").message("x").sync()
+            codes.append(200)
+        except Exception as exc:  # noqa: BLE001 - the SDK raises PubNubException
+            codes.append(getattr(exc, "_status_code", 0))
+    assert 429 in codes, codes
+    assert codes[0] == 200, codes
+    assert int(pn.time().sync().result) > 0, "/time/0 is never limited"
+    url = "http://127.0.0.1:%d/publish/%s/%s/0/limited/0/1" % (am_node.port, tenant["publishKey"], tenant["subscribeKey"])
+    for _ in range(5):
+        try:
+            urllib.request.urlopen(url, timeout=WAIT).read()
+        except urllib.error.HTTPError as error:
+            assert error.code == 429
+            assert int(error.headers["Retry-After"]) >= 1
+            assert json.loads(error.read())["status"] == 429
+            return
+    raise AssertionError("no 429 after 5 quick publishes at 2/s")

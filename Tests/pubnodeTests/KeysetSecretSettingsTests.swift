@@ -27,7 +27,12 @@ final class KeysetSecretSettingsTests: XCTestCase {
             """#.utf8))
         XCTAssertEqual(configuration.keysets.map(\.accessManager), [true, false, false])
         XCTAssertEqual(configuration.keysets.map(\.secretKey), ["k1", "k2", nil])
+        try configuration.apply(json: Data(#"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "rateLimits": {"publishesPerSecond": 2.5}}]}"#.utf8))
+        XCTAssertEqual(configuration.keysets[0].rateLimits, RateLimits(publishesPerSecond: 2.5))
         let bad = [#"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "accessManager": true}]}"#,
+                   #"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "rateLimits": {"publishesPerSecond": -1}}]}"#,
+                   #"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "rateLimits": {"burst": 1}}]}"#,
+                   #"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "rateLimits": {"requestsPerSecond": true}}]}"#,
                    #"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "secretKey": ""}]}"#,
                    #"{"keysets": [{"publishKey": "p", "subscribeKey": "s", "secretKey": "k", "accessManager": "yes"}]}"#]
         for text in bad {

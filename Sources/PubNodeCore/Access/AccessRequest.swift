@@ -147,3 +147,9 @@ extension Array where Element == AccessRequest.Resource {
         names.map { AccessRequest.Resource(.group, $0, permission) }
     }
 }
+
+extension AccessRequest.Operation {
+    /// Whether the operation puts a message on a channel (publish, signal, fire): what a keyset's
+    /// publish rate limits.
+    public var publishes: Bool { self == .publish || self == .signal || self == .fire }
+}

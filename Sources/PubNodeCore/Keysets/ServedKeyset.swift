@@ -28,6 +28,12 @@ public final class ServedKeyset: Sendable {
     public let origin: Origin
     /// Its presence overrides.
     public let presenceOverrides: PresenceSettings.Overrides
+    /// Its own rate limits (nil fields: the node's defaults).
+    public let rateLimits: RateLimits?
+    /// Every request of the keyset takes a token here (nil: unlimited).
+    public let requestLimiter: RateLimiter?
+    /// Every publish, signal and fire also takes a token here (nil: unlimited).
+    public let publishLimiter: RateLimiter?
     let broker: any KeysetBroker
     let presence: any KeysetPresence
     private let secret: Mutex<String?>
@@ -36,7 +42,7 @@ public final class ServedKeyset: Sendable {
 
     /// Serves `keysets` (sharing one subscribe key) through `broker` and `presence`.
     init(_ keysets: [Keyset], origin: Origin, disabled: Bool = false, broker: any KeysetBroker,
-         presence: any KeysetPresence) {
+         presence: any KeysetPresence, defaultLimits: RateLimits = .unlimited, clock: any WallClock = SystemWallClock()) {
         let first = keysets[0]
         subscribeKey = first.subscribeKey
         publishKeys = Set(keysets.map(\.publishKey))
@@ -44,6 +50,10 @@ public final class ServedKeyset: Sendable {
         accessManager = keysets.contains { $0.accessManager }
         self.origin = origin
         presenceOverrides = first.presence
+        rateLimits = first.rateLimits
+        let limits = (first.rateLimits ?? .unlimited).over(defaultLimits)
+        requestLimiter = limits.requestLimiter(clock: clock)
+        publishLimiter = limits.publishLimiter(clock: clock)
         secret = Mutex(keysets.lazy.compactMap(\.secretKey).first)
         disabledFlag = Atomic(disabled)
         self.broker = broker
@@ -63,7 +73,7 @@ public final class ServedKeyset: Sendable {
     /// to create and rotate).
     public var keyset: Keyset {
         Keyset(publishKey: publishKey, subscribeKey: subscribeKey, secretKey: secretKey, accessManager: accessManager,
-               presence: presenceOverrides)
+               rateLimits: rateLimits, presence: presenceOverrides)
     }
 
     func setDisabled(_ disabled: Bool) {

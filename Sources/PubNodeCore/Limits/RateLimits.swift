@@ -1,6 +1,6 @@
 /// A keyset's rate limits: how many publishes and how many requests of any kind it accepts per
 /// second, across all its clients. nil or 0 means unlimited.
-public struct RateLimits: Codable, Sendable, Equatable {
+public struct RateLimits: Codable, Sendable, Hashable {
     /// Publishes and signals per second (nil or 0 = unlimited).
     public var publishesPerSecond: Double?
     /// Requests of any kind per second (nil or 0 = unlimited).
@@ -40,5 +40,11 @@ public struct RateLimits: Codable, Sendable, Equatable {
     private static func positive(_ rate: Double?) -> Double? {
         guard let rate, rate > 0, rate.isFinite else { return nil }
         return rate
+    }
+
+    /// These limits, each unset field taken from `defaults`.
+    public func over(_ defaults: RateLimits) -> RateLimits {
+        RateLimits(publishesPerSecond: publishesPerSecond ?? defaults.publishesPerSecond,
+                   requestsPerSecond: requestsPerSecond ?? defaults.requestsPerSecond)
     }
 }

@@ -38,12 +38,16 @@ public struct KeysetSpec: Sendable, Equatable {
     public var subscribeKey: String?
     /// Whether Access Manager guards it (on by default: a tenant is private).
     public var accessManager: Bool
+    /// Its rate limits (nil: the node's defaults).
+    public var rateLimits: RateLimits?
 
     /// Describes a keyset to create.
-    public init(publishKey: String? = nil, subscribeKey: String? = nil, accessManager: Bool = true) {
+    public init(publishKey: String? = nil, subscribeKey: String? = nil, accessManager: Bool = true,
+                rateLimits: RateLimits? = nil) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.accessManager = accessManager
+        self.rateLimits = rateLimits
     }
 }
 
@@ -55,6 +59,10 @@ public struct KeysetInfo: Sendable, Equatable {
     public var disabled: Bool
     /// Where it comes from.
     public var origin: ServedKeyset.Origin
+    /// Its request limiter's counters, when its requests are limited.
+    public var requests: RateLimiterStats?
+    /// Its publish limiter's counters, when its publishes are limited.
+    public var publishes: RateLimiterStats?
 }
 
 /// The answer of the tenants API.
@@ -69,7 +77,8 @@ public enum KeysetAdminResult: Sendable, Equatable {
 
 extension KeysetSpec {
     /// Reads the tenants API's create body: an optional JSON object with `publishKey`,
-    /// `subscribeKey` (strings) and `accessManager` (boolean); an empty body asks for defaults.
+    /// `subscribeKey` (strings), `accessManager` (boolean) and `rateLimits`
+    /// (`{"publishesPerSecond":N,"requestsPerSecond":N}`); an empty body asks for defaults.
     public init(json body: [UInt8]) throws(PubNodeError) {
         self.init()
         guard body.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return }
@@ -81,11 +90,33 @@ extension KeysetSpec {
             case (.text("publishKey"), .text(let key)): publishKey = key
             case (.text("subscribeKey"), .text(let key)): subscribeKey = key
             case (.text("accessManager"), .bool(let on)): accessManager = on
+            case (.text("rateLimits"), .map(let limits)):
+                var parsed = RateLimits()
+                for limit in limits {
+                    switch (limit.key, limit.value.number) {
+                    case (.text("publishesPerSecond"), let rate?): parsed.publishesPerSecond = rate
+                    case (.text("requestsPerSecond"), let rate?): parsed.requestsPerSecond = rate
+                    default: throw .invalidParameter("rateLimits holds publishesPerSecond and requestsPerSecond, as numbers")
+                    }
+                }
+                rateLimits = parsed
             case (.text(let name), _):
                 throw .invalidParameter("'\(name.prefix(40))' is not a keyset field, or has the wrong type")
             default:
                 throw .invalidParameter("the body must be a JSON object")
             }
+        }
+    }
+}
+
+extension CBORValue {
+    /// The value as a number, if it is one.
+    var number: Double? {
+        switch self {
+        case .unsigned(let value): return Double(value)
+        case .negative(let value): return Double(value)
+        case .double(let value): return value
+        default: return nil
         }
     }
 }

@@ -45,9 +45,11 @@ extension Node {
         for key in [spec.publishKey, spec.subscribeKey].compactMap({ $0 }) where !KeyGenerator.isValid(key) {
             throw .invalidParameter("keys are 1 to 64 letters, digits, '-' or '_' (got '\(key.prefix(70))')")
         }
+        try spec.rateLimits?.validate()
         let keyset = Keyset(publishKey: spec.publishKey ?? KeyGenerator.key(prefix: "pub-c-"),
                             subscribeKey: spec.subscribeKey ?? KeyGenerator.key(prefix: "sub-c-"),
-                            secretKey: KeyGenerator.key(prefix: "sec-c-"), accessManager: spec.accessManager)
+                            secretKey: KeyGenerator.key(prefix: "sec-c-"), accessManager: spec.accessManager,
+                            rateLimits: spec.rateLimits)
         guard registry.keyset(keyset.subscribeKey) == nil else {
             throw .invalidParameter("subscribe key '\(keyset.subscribeKey)' is already served")
         }
@@ -77,7 +79,7 @@ extension Node {
 
     private func serve(_ keyset: Keyset, disabled: Bool) -> ServedKeyset {
         ServedKeyset([keyset], origin: .created, disabled: disabled, broker: broker.open(keyset),
-                     presence: presence.open(keyset))
+                     presence: presence.open(keyset), defaultLimits: keysetRateLimits, clock: clock)
     }
 
     private func createdKeyset(_ subscribeKey: String) throws(PubNodeError) -> ServedKeyset {
@@ -97,6 +99,7 @@ extension Node {
     private static func info(_ keyset: ServedKeyset, revealing: Bool) -> KeysetInfo {
         var description = keyset.keyset
         if !revealing { description.secretKey = nil }
-        return KeysetInfo(keyset: description, disabled: keyset.isDisabled, origin: keyset.origin)
+        return KeysetInfo(keyset: description, disabled: keyset.isDisabled, origin: keyset.origin,
+                          requests: keyset.requestLimiter?.snapshot(), publishes: keyset.publishLimiter?.snapshot())
     }
 }

@@ -3,6 +3,6 @@ extension Node {
     /// authorization point, for operator endpoints served outside the node (the HTTP front's
     /// client limits): `adminDisabled` without an admin token, `unauthorized` for a wrong one.
     public func authorizeAdmin(credential: String?) throws(PubNodeError) {
-        try authorize(AccessRequest(.administer, subscribeKey: nil, adminCredential: credential))
+        try authorizeOperator(credential)
     }
 }

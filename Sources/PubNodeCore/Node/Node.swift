@@ -30,6 +30,8 @@ public final class Node: Sendable {
     public let region: Int
     /// Message history, when the node keeps it.
     public let history: MessageHistory?
+    /// Rate limits of keysets that set none of their own.
+    public let keysetRateLimits: RateLimits
     /// Signatures, tokens and revocations.
     let access: AccessControl
     let validator = JSONValidator()
@@ -44,8 +46,9 @@ public final class Node: Sendable {
     public init(keysets: [Keyset], limits: Limits, broker: any Broker, presence: any PresenceManager,
                 clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
                 adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                accessStore: any AccessStore = MemoryAccessStore()) {
+                accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
         self.keysets = keysets
+        self.keysetRateLimits = keysetRateLimits
         self.limits = limits
         self.broker = broker
         self.presence = presence
@@ -60,7 +63,8 @@ public final class Node: Sendable {
         for keyset in keysets where !order.contains(keyset.subscribeKey) { order.append(keyset.subscribeKey) }
         registry = KeysetRegistry(configured: order.map { key in
             let group = grouped[key]!
-            return ServedKeyset(group, origin: .configured, broker: broker.open(group[0]), presence: presence.open(group[0]))
+            return ServedKeyset(group, origin: .configured, broker: broker.open(group[0]), presence: presence.open(group[0]),
+                                defaultLimits: keysetRateLimits, clock: clock)
         })
     }
 
@@ -69,11 +73,11 @@ public final class Node: Sendable {
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(), adminToken: String? = nil,
                             hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                            accessStore: any AccessStore = MemoryAccessStore()) {
+                            accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
         let hubs = MemoryHubs(limits: limits, clock: clock, region: region, observer: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
                   clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
-                  history: history, accessStore: accessStore)
+                  history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits)
     }
 
     /// The single authorization point: every keyset operation calls it exactly once, before
@@ -87,9 +91,14 @@ public final class Node: Sendable {
     }
 
     /// `authorize(_:)` for an operation that found its keyset already (to report a bad key before
-    /// it validates the rest of the request, as PubNub does).
+    /// it validates the rest of the request, as PubNub does). Rate limits come before signatures
+    /// and tokens, so a flood costs a token bucket, not an HMAC.
     func authorize(_ request: AccessRequest, on keyset: ServedKeyset) throws(PubNodeError) {
         if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
+        if let limiter = keyset.requestLimiter, let retry = limiter.admit() { throw .tooManyRequests(retryAfter: retry) }
+        if let limiter = keyset.publishLimiter, request.operation.publishes, let retry = limiter.admit() {
+            throw .tooManyRequests(retryAfter: retry)
+        }
         try access.check(request, keyset: keyset)
         try authorizer.authorize(request)
     }
