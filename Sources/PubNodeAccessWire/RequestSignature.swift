@@ -74,27 +74,22 @@ public enum RequestSignature {
     static func v2MAC(
         secret: String, method: [UInt8], publishKey: String, path: [UInt8], query: [UInt8], body: [UInt8]?
     ) -> [UInt8] {
-        var input = method
-        input.append(0x0a)
-        input.append(contentsOf: publishKey.utf8)
-        input.append(0x0a)
-        input.append(contentsOf: path)
-        input.append(0x0a)
-        input.append(contentsOf: query)
-        input.append(0x0a)
-        if let body { input.append(contentsOf: body) }
-        return hmac(secret: secret, input)
+        hmac(secret: secret, lines([method, Array(publishKey.utf8), path, query, body ?? []]))
     }
 
     static func v1MAC(secret: String, subscribeKey: String, publishKey: String, path: [UInt8], query: [UInt8]) -> [UInt8] {
-        var input = Array(subscribeKey.utf8)
-        input.append(0x0a)
-        input.append(contentsOf: publishKey.utf8)
-        input.append(0x0a)
-        input.append(contentsOf: path)
-        input.append(0x0a)
-        input.append(contentsOf: query)
-        return hmac(secret: secret, input)
+        hmac(secret: secret, lines([Array(subscribeKey.utf8), Array(publishKey.utf8), path, query]))
+    }
+
+    /// `parts` joined with newlines: the signed input of both forms.
+    private static func lines(_ parts: [[UInt8]]) -> [UInt8] {
+        var input: [UInt8] = []
+        input.reserveCapacity(parts.reduce(parts.count) { $0 + $1.count })
+        for (index, part) in parts.enumerated() {
+            if index > 0 { input.append(0x0a) }
+            input.append(contentsOf: part)
+        }
+        return input
     }
 
     static func hmac(secret: String, _ input: [UInt8]) -> [UInt8] {
