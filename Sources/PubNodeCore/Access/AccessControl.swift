@@ -124,6 +124,12 @@ final class AccessControl: Sendable {
         guard verified.expiresAt > now else { throw .accessRefused("Token is expired") }
         if isRevoked(verified.id, keyset: keyset.subscribeKey) { throw .accessRefused("Token is revoked") }
         cache.put(text, verified)
+        // A revocation that landed between the check and the insertion found nothing to drop:
+        // look again now that the token is visible to it.
+        if isRevoked(verified.id, keyset: keyset.subscribeKey) {
+            cache.removeAll { $0.id == verified.id }
+            throw .accessRefused("Token is revoked")
+        }
         return verified
     }
 

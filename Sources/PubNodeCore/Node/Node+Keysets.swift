@@ -11,6 +11,18 @@ extension Node {
     /// The tenants API: creates, lists, rotates, disables and deletes keysets at run time.
     public func administerKeysets(_ request: KeysetAdminRequest) async throws(PubNodeError) -> KeysetAdminResult {
         try authorizeOperator(request.credential)
+        let key: String?
+        switch request.action {
+        case .create(let spec): key = spec.subscribeKey
+        case .rotate(let subscribeKey), .disable(let subscribeKey, _), .delete(let subscribeKey): key = subscribeKey
+        case .list, .unknown: key = nil
+        }
+        if let key {
+            guard keysetChanges.withLock({ $0.insert(key).inserted }) else {
+                throw .invalidParameter("keyset '\(key)' is being changed by another request; try again")
+            }
+        }
+        defer { if let key { _ = keysetChanges.withLock { $0.remove(key) } } }
         switch request.action {
         case .list:
             return .keysets(registry.all.map { Self.info($0, revealing: false) })

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The node: the one application layer every operation goes through, free of any transport.
 ///
@@ -34,6 +35,8 @@ public final class Node: Sendable {
     public let keysetRateLimits: RateLimits
     /// Signatures, tokens and revocations.
     let access: AccessControl
+    /// Subscribe keys the tenants API is changing right now: one change per keyset at a time.
+    let keysetChanges = Mutex<Set<String>>([])
     let validator = JSONValidator()
     /// History reads run here, never on the caller's thread (an event loop must not wait for SQLite).
     let historyReads = DispatchQueue(label: "pubnode.history.reads", attributes: .concurrent)
