@@ -13,8 +13,10 @@ extension RequestSignature {
     /// (`+` stays `+`); `signature` is left out. Because some SDK parameters are signed
     /// double-encoded, every subset of the pre-encoded keys present (`channel-group`, `filter-expr`,
     /// `state`, `custom_message_type`) is tried with those values signed as on the wire and the rest
-    /// decoded. A `v2.` signature is checked against the request's method and body, and also against
-    /// `GET` with no body when the path starts with `/publish`; any other signature is checked as v1.
+    /// decoded. A `v2.` signature is checked against the request's method and body; for a `POST`
+    /// whose path starts with `/publish`, also against `GET` with no body (the JavaScript SDK), and a
+    /// signature without `v2.` is checked as v1 (the Python SDK). Any other unprefixed signature is a
+    /// mismatch.
     /// Comparison is constant-time and ignores `=` padding. Duplicate keys, a non-numeric timestamp
     /// or a query longer than ``maxQueryLength`` are a mismatch.
     public static func verify(
@@ -51,7 +53,9 @@ extension RequestSignature {
 
         let pathBytes = Array(path.utf8)
         let methodBytes = Array(method.uppercased().utf8)
-        let isPublish = path.hasPrefix("/publish")
+        // The SDKs' two unsigned-body forms exist only for a POST publish: v1 (Python) and v2 with
+        // GET and no body (JavaScript). Anywhere else the method and body must be signed.
+        let isPostPublish = methodBytes == Array("POST".utf8) && path.hasPrefix("/publish")
         let flexible = params.indices.filter { preEncodedKeys.contains(params[$0].key) }
         var matched = false
         for mask in 0..<(1 << flexible.count) {
@@ -64,12 +68,12 @@ extension RequestSignature {
             if isV2 {
                 candidates.append(v2MAC(
                     secret: secret, method: methodBytes, publishKey: publishKey, path: pathBytes, query: query, body: body))
-                if isPublish {
+                if isPostPublish {
                     candidates.append(v2MAC(
                         secret: secret, method: Array("GET".utf8), publishKey: publishKey, path: pathBytes,
                         query: query, body: nil))
                 }
-            } else {
+            } else if isPostPublish {
                 candidates.append(v1MAC(
                     secret: secret, subscribeKey: subscribeKey, publishKey: publishKey, path: pathBytes, query: query))
             }

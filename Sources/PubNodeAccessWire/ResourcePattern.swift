@@ -29,6 +29,10 @@ public struct ResourcePattern: Sendable {
         self.program = try PatternProgram(compiling: node, limit: Self.maxProgramSize)
     }
 
+    /// The size of the compiled program (instructions): matching a name costs at most this many
+    /// steps per character.
+    public var cost: Int { program.instructions.count }
+
     /// Whether the pattern occurs in `name`, with regex *search* semantics (like Python `re.search`):
     /// unanchored unless `^` / `$` are used. `$` also matches before a final newline, as in Python.
     public func matches(_ name: String) -> Bool {

@@ -4,7 +4,8 @@ import PubNodeCore
 
 /// The access store in its own SQLite file (`access.sqlite` in the data directory): the keysets
 /// created through the admin API, secrets included, and the revoked tokens. The file holds
-/// secrets, so it is created readable by its owner only.
+/// secrets, so it is made readable by its owner only each time it is opened (its rollback journal
+/// follows the process's umask: the node runs with 077, see `NodeRuntime`).
 ///
 /// Every change is one transaction committed before the admin API or revoke answers, so what was
 /// acknowledged survives a crash.
@@ -20,6 +21,7 @@ public final class SQLiteAccessStore: AccessStore {
             if !FileManager.default.fileExists(atPath: path) {
                 _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
             return try SQLiteAccessStore(DatabaseQueue(path: path))
         } catch let error as AccessStoreError {
             throw error

@@ -29,6 +29,9 @@ struct NodeRuntime {
     /// ticks, `onListening` is told the bound port.
     static func make(_ configuration: NodeConfiguration, clock: any NodeClock = SystemNodeClock(), logger: Logger,
                      onListening: @escaping @Sendable (Int) -> Void = { _ in }) throws -> NodeRuntime {
+        // The data directory holds secrets (access.sqlite and its journal): nothing the node
+        // creates is readable by other users.
+        umask(0o077)
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let timetokens = TimetokenClock(wall: clock)
         let database = try openDatabase(configuration, logger: logger)

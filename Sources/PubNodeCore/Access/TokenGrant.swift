@@ -12,6 +12,9 @@ enum TokenGrant {
     static let maxBody = 64 * 1024
     /// The most resources and patterns one token may name (the token must fit in a URL).
     static let maxEntries = 200
+    /// The most compiled pattern instructions one token may hold (the cost of matching a name
+    /// against all of its patterns, per character).
+    static let maxPatternCost = 4096
     /// Range of `ttl` in minutes.
     static let ttlRange = 1...43_200
 
@@ -28,6 +31,13 @@ enum TokenGrant {
         let resources = try grants(permissions["resources"], at: "permissions.resources", patterns: false)
         let patterns = try grants(permissions["patterns"], at: "permissions.patterns", patterns: true)
         let count = [resources, patterns].reduce(0) { $0 + $1.channels.count + $1.groups.count + $1.uuids.count }
+        let cost = [patterns.channels, patterns.groups, patterns.uuids].joined().reduce(0) { total, entry in
+            total + ((try? ResourcePattern(entry.key))?.cost ?? 0)
+        }
+        guard cost <= maxPatternCost else {
+            throw invalid("The token's patterns are too complex together (\(cost) of \(maxPatternCost) instructions)",
+                          "permissions.patterns", "body")
+        }
         guard count > 0 else { throw invalid("The token would grant nothing", "permissions", "body") }
         guard count <= maxEntries else {
             throw invalid("At most \(maxEntries) resources and patterns per token", "permissions", "body")

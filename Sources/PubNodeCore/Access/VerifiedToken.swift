@@ -38,10 +38,15 @@ final class VerifiedToken: Sendable {
 
     /// Whether the token grants `permission` on the resource, by exact name or by pattern. A
     /// group pattern is also tried against `:name`, the form PubNub writes groups in internally.
-    func allows(_ resource: AccessRequest.Resource) -> Bool {
+    /// Each pattern tried costs its program size times the name's length from `budget`; once the
+    /// budget is spent nothing more is matched (the caller refuses the request).
+    func allows(_ resource: AccessRequest.Resource, budget: inout Int) -> Bool {
         let needed = AccessPermissions(resource.permission)
         if let granted = exact[resource.kind]?[resource.name], granted.contains(needed) { return true }
+        let length = resource.name.unicodeScalars.count + 2
         for (pattern, granted) in patterns[resource.kind] ?? [] where granted.contains(needed) {
+            budget -= pattern.cost * length * (resource.kind == .group ? 2 : 1)
+            guard budget >= 0 else { return false }
             if pattern.matches(resource.name) { return true }
             if resource.kind == .group, pattern.matches(":" + resource.name) { return true }
         }

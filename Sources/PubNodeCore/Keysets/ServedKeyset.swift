@@ -38,7 +38,14 @@ public final class ServedKeyset: Sendable {
     let presence: any KeysetPresence
     private let secret: Mutex<String?>
     private let disabledFlag: Atomic<Bool>
-    private let secretGeneration = Atomic<UInt64>(0)
+    private let secretGeneration: Atomic<UInt64>
+    /// Generations come from one process-wide sequence, so a token cached for a keyset (even a
+    /// deleted one whose subscribe key is reused) never matches another keyset or secret.
+    private static let generations = Atomic<UInt64>(0)
+
+    private static func nextGeneration() -> UInt64 {
+        generations.add(1, ordering: .relaxed).newValue
+    }
 
     /// Serves `keysets` (sharing one subscribe key) through `broker` and `presence`.
     init(_ keysets: [Keyset], origin: Origin, disabled: Bool = false, broker: any KeysetBroker,
@@ -56,12 +63,17 @@ public final class ServedKeyset: Sendable {
         publishLimiter = limits.publishLimiter(clock: clock)
         secret = Mutex(keysets.lazy.compactMap(\.secretKey).first)
         disabledFlag = Atomic(disabled)
+        secretGeneration = Atomic(Self.nextGeneration())
         self.broker = broker
         self.presence = presence
     }
 
     /// The secret key, if any.
     public var secretKey: String? { secret.withLock { $0 } }
+
+    /// The key tokens of this keyset are signed with: the subscribe key and the secret, so a token
+    /// is bound to its keyset even where two keysets were configured with one secret.
+    var tokenKey: String? { secretKey.map { subscribeKey + "\n" + $0 } }
 
     /// Bumped each time the secret changes: tokens verified under an older secret are verified again.
     public var generation: UInt64 { secretGeneration.load(ordering: .acquiring) }
@@ -82,6 +94,6 @@ public final class ServedKeyset: Sendable {
 
     func replaceSecret(_ newSecret: String) {
         secret.withLock { $0 = newSecret }
-        secretGeneration.add(1, ordering: .releasing)
+        secretGeneration.store(Self.nextGeneration(), ordering: .releasing)
     }
 }

@@ -4,12 +4,11 @@ extension Node {
     /// handler runs (the connection's event loop, so there is no thread hop).
     public func onRequest(_ request: HookRequest, uuid: String?, authKey: String?, signature: SignedRequest? = nil,
                           executor: (any TaskExecutor)? = nil) async throws(PubNodeError) -> HookResponse {
-        guard serves(subscribeKey: request.subscribeKey) else { throw .invalidKey }
+        try authorize(AccessRequest(.onRequest, subscribeKey: request.subscribeKey, uuid: uuid, authKey: authKey,
+                                    signature: signature))
         guard let hook = hooks.requestHook(subscribeKey: request.subscribeKey, path: request.path) else {
             throw .notFound("No on-request hook serves '\(request.path)'")
         }
-        try authorize(AccessRequest(.onRequest, subscribeKey: request.subscribeKey, uuid: uuid, authKey: authKey,
-                                    signature: signature))
         return await hooks.respond(hook, to: request, executor: executor)
     }
 }

@@ -74,18 +74,28 @@ extension Node {
         return Self.info(served, revealing: true)
     }
 
+    /// Deletes in the order that never leaves a keyset's history behind it: the keyset is
+    /// refused at once, its history is purged while it still exists (a failure leaves it there,
+    /// disabled, for the operator to delete again), then it is forgotten everywhere, and anything a
+    /// publish authorized just before the refusal stored meanwhile is purged once more.
     private func delete(_ keyset: ServedKeyset) async throws(PubNodeError) {
-        do { try access.store.delete(subscribeKey: keyset.subscribeKey) } catch {
-            throw .storageFailed("cannot delete the keyset: \(error.description)")
+        let subscribeKey = keyset.subscribeKey
+        keyset.setDisabled(true)
+        try await purgeHistory(subscribeKey)
+        do { try access.store.delete(subscribeKey: subscribeKey) } catch {
+            throw .storageFailed("cannot delete the keyset (it stays disabled; delete it again): \(error.description)")
         }
-        guard registry.remove(keyset.subscribeKey) === keyset else { throw .notFound("No keyset '\(keyset.subscribeKey)'") }
-        broker.close(keyset.subscribeKey)
-        presence.close(keyset.subscribeKey)
-        access.forget(keyset.subscribeKey)
-        if let history {
-            do { _ = try await history.deleteKeyset(keyset.subscribeKey) } catch {
-                throw .storageFailed("the keyset is deleted but its history could not be: \(error.description)")
-            }
+        guard registry.remove(subscribeKey) === keyset else { throw .notFound("No keyset '\(subscribeKey)'") }
+        broker.close(subscribeKey)
+        presence.close(subscribeKey)
+        access.forget(subscribeKey)
+        try await purgeHistory(subscribeKey)
+    }
+
+    private func purgeHistory(_ subscribeKey: String) async throws(PubNodeError) {
+        guard let history else { return }
+        do { _ = try await history.deleteKeyset(subscribeKey) } catch {
+            throw .storageFailed("the keyset's history could not be deleted (it stays disabled; delete it again): \(error.description)")
         }
     }
 

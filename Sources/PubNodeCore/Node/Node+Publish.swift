@@ -13,6 +13,8 @@ extension Node {
         public var request: PublishRequest
         /// The hooks to run, in order.
         public var hooks: [HookBinding]
+        /// The keyset it was authorized on: accepted only there, and only if still served.
+        let keyset: ServedKeyset
     }
 
     /// The result of an accepted publish.
@@ -37,7 +39,9 @@ extension Node {
         try validate(request)
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
-        guard before.isEmpty else { return .awaitingHooks(PendingPublish(request: request, hooks: before)) }
+        guard before.isEmpty else {
+            return .awaitingHooks(PendingPublish(request: request, hooks: before, keyset: keyset))
+        }
         return .done(accept(request, broker: keyset.broker))
     }
 
@@ -61,7 +65,10 @@ extension Node {
                 }
             }
         }
-        return accept(request, broker: try servedKeyset(request.subscribeKey).broker)
+        // The hooks may have taken seconds: the keyset must still be the one authorized, and enabled.
+        guard registry.keyset(request.subscribeKey) === pending.keyset else { throw .invalidKey }
+        if pending.keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
+        return accept(request, broker: pending.keyset.broker)
     }
 
     /// Validates and accepts a publish, signal or fire, running any before hooks first.

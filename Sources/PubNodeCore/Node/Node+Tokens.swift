@@ -27,8 +27,8 @@ extension Node {
         let keyset = try authorize(AccessRequest(.grantToken, subscribeKey: request.subscribeKey, uuid: request.uuid,
                                                  signature: request.signature))
         let token = try TokenGrant.parse(request.content, now: access.now)
-        guard let secret = keyset.secretKey else { throw .accessRefused("The keyset has no secret key") }
-        return token.signed(secret: secret).encoded()
+        guard let key = keyset.tokenKey else { throw .accessRefused("The keyset has no secret key") }
+        return token.signed(secret: key).encoded()
     }
 
     /// Revokes a token this keyset issued: it is refused from now on, here and after a restart,
@@ -37,7 +37,7 @@ extension Node {
         let keyset = try authorize(AccessRequest(.revokeToken, subscribeKey: request.subscribeKey, uuid: request.uuid,
                                                  signature: request.signature))
         let text = String(decoding: request.content, as: UTF8.self)
-        guard let token = try? AccessToken.decode(text), let secret = keyset.secretKey, token.isSigned(by: secret) else {
+        guard let token = try? AccessToken.decode(text), let key = keyset.tokenKey, token.isSigned(by: key) else {
             throw .accessInvalid(message: "Invalid token", source: "revoke", detail: "Token is malformed or was not issued by this keyset.",
                                  location: "token", locationType: "path")
         }

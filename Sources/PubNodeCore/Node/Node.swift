@@ -94,15 +94,17 @@ public final class Node: Sendable {
     }
 
     /// `authorize(_:)` for an operation that found its keyset already (to report a bad key before
-    /// it validates the rest of the request, as PubNub does). Rate limits come before signatures
-    /// and tokens, so a flood costs a token bucket, not an HMAC.
+    /// it validates the rest of the request, as PubNub does). A keyset's rate limits count only
+    /// requests that passed Access Manager, so strangers flooding a tenant's public keys cannot use
+    /// up its budget (unauthenticated floods meet the per-client limits, and a cached token costs
+    /// a lookup).
     func authorize(_ request: AccessRequest, on keyset: ServedKeyset) throws(PubNodeError) {
         if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        if let limiter = keyset.requestLimiter, let retry = limiter.admit() { throw .tooManyRequests(retryAfter: retry) }
+        try access.check(request, keyset: keyset)
         if let limiter = keyset.publishLimiter, request.operation.publishes, let retry = limiter.admit() {
             throw .tooManyRequests(retryAfter: retry)
         }
-        try access.check(request, keyset: keyset)
+        if let limiter = keyset.requestLimiter, let retry = limiter.admit() { throw .tooManyRequests(retryAfter: retry) }
         try authorizer.authorize(request)
     }
 

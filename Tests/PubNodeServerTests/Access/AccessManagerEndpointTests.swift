@@ -21,7 +21,8 @@ final class AccessManagerEndpointTests: XCTestCase {
         let text = try XCTUnwrap((object?["data"] as? [String: Any])?["token"] as? String)
         XCTAssertEqual(text.count % 4, 0, "padded, as the SDK's parse_token needs")
         let token = try AccessToken.decode(text)
-        XCTAssertTrue(token.isSigned(by: AccessFixture.secret))
+        XCTAssertTrue(token.isSigned(by: AccessFixture.sub + "\n" + AccessFixture.secret), "bound to its keyset")
+        XCTAssertFalse(token.isSigned(by: AccessFixture.secret))
         XCTAssertEqual(token.ttlMinutes, 60)
         XCTAssertEqual(token.issued, 1_700_000_000)
         XCTAssertEqual(token.authorizedUUID, "my-uuid")
@@ -83,6 +84,11 @@ final class AccessManagerEndpointTests: XCTestCase {
             XCTAssertEqual(answer.status, 400, text)
             XCTAssertTrue(answer.body.contains(#""source":"grant""#), answer.body)
         }
+        let costly = AccessFixture.grantBody(patterns: Dictionary(uniqueKeysWithValues: (0..<40).map {
+            ("^(a|b|c|d){0,30}x\($0)$", 1)
+        }))
+        let tooCostly = try await fixture.call(fixture.signedTarget(.POST, path, body: costly), .POST, body: costly)
+        XCTAssertEqual(tooCostly.status, 400, "patterns are bounded in cost together: \(tooCostly.body)")
         let many = Dictionary(uniqueKeysWithValues: (0..<201).map { ("c\($0)", 1) })
         let tooMany = AccessFixture.grantBody(channels: many)
         let answer = try await fixture.call(fixture.signedTarget(.POST, path, body: tooMany), .POST, body: tooMany)
@@ -150,5 +156,10 @@ final class AccessManagerEndpointTests: XCTestCase {
         let pythonStyle = postPath + "?" + pairs.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
         let pythonAnswer = try await fixture.call(pythonStyle, .POST, body: post)
         XCTAssertEqual(pythonAnswer.status, 200, "the Python SDK signs a POST publish with v1: \(pythonAnswer.body)")
+        let v1OnGet = try await fixture.call(pythonStyle.replacingOccurrences(of: "/0?", with: "/0/1?"))
+        XCTAssertEqual(v1OnGet.status, 403, "v1 (no method, no body) is accepted for a POST publish only")
+        let getFormOnHistory = fixture.signedTarget(.GET, "/v3/history/sub-key/sub-c-test/channel/c")
+        let deleted = try await fixture.call(getFormOnHistory, .DELETE)
+        XCTAssertEqual(deleted.status, 403, "a GET signature does not sign a DELETE")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
 import PubNodeAccessWire
 import PubNodeCore
@@ -103,7 +104,10 @@ final class TokenPermissionTests: XCTestCase {
         let garbage = (0..<50).map { _ in String((0..<Int.random(in: 1...200, using: &random)).map { _ in
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=".randomElement(using: &random)!
         }) }
-        let bad = [forged, reference, String(token.dropLast(7)), String(token.prefix(10)), token + "AAAA", "",
+        let standardAlphabet = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let unpadded = String(token.reversed().drop(while: { $0 == "=" }).reversed())
+        let variants = [standardAlphabet, unpadded].filter { $0 != token }
+        let bad = variants + [forged, reference, String(token.dropLast(7)), String(token.prefix(10)), token + "AAAA", "",
                    String(repeating: "A", count: 8_000), "%%%"] + garbage
         for text in bad {
             let answer = try await fixture.call("/publish/pub-c-test/sub-c-test/0/c/0/1?uuid=u&auth=\(AccessFixture.auth(text))")
@@ -114,6 +118,29 @@ final class TokenPermissionTests: XCTestCase {
         fixture.clock.advance(by: .seconds(61))
         let expired = try await fixture.call("/publish/pub-c-test/sub-c-test/0/c/0/1?uuid=u&auth=\(AccessFixture.auth(token))")
         XCTAssertEqual(expired.body, #"{"message":"Token is expired","error":true,"service":"Access Manager","status":403}"#)
+    }
+
+    func testKeysetsSharingASecretDoNotShareTokens() async throws {
+        let clock = ManualClock(1_700_000_000 * 1_000_000_000)
+        let node = Node(keysets: [Keyset(publishKey: "p1", subscribeKey: "s1", secretKey: "shared"),
+                                  Keyset(publishKey: "p2", subscribeKey: "s2", secretKey: "shared")],
+                        clock: TimetokenClock(wall: clock))
+        let router = Router(node: node)
+        let body = AccessFixture.grantBody(channels: ["c": Self.write])
+        let pairs = [("timestamp", "1700000000"), ("uuid", "u")]
+        let signature = RequestSignature.v2(secret: "shared", method: "POST", publishKey: "p1", path: "/v3/pam/s1/grant",
+                                            canonicalQuery: RequestSignature.canonicalQuery(pairs), body: body)
+        var grant = try PubNubRequest(method: .POST, uri: "/v3/pam/s1/grant?timestamp=1700000000&uuid=u&signature=\(signature)",
+                                      body: ByteBuffer(bytes: body))
+        grant.headers = [:]
+        let answer = await router.answer(grant)
+        let text = String(buffer: try XCTUnwrap(answer).body)
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let token = try XCTUnwrap((object?["data"] as? [String: Any])?["token"] as? String, text)
+        for (keys, status) in [("p1/s1", 200), ("p2/s2", 403)] {
+            let reply = await router.answer(try PubNubRequest(method: .GET, uri: "/publish/\(keys)/0/c/0/1?uuid=u&auth=\(AccessFixture.auth(token))"))
+            XCTAssertEqual(reply?.status.code, UInt(status), keys)
+        }
     }
 
     func testAnOpenKeysetIgnoresTokensAndSignatures() async throws {
