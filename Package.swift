@@ -92,6 +92,12 @@ let package = Package(
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(name: "PubNodeClient", dependencies: ["CZlib"]),
+        // Wire formats of access control shared by the node and the client: CBOR, v3 tokens,
+        // request signatures and token resource patterns.
+        .target(
+            name: "PubNodeAccessWire",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "PubNodeCLI",
             dependencies: [
@@ -106,6 +112,7 @@ let package = Package(
             dependencies: ["PubNodeCore", "PubNodeServer", "PubNodeClient"],
             path: "Tests/PubNodeTestSupport"
         ),
+        .testTarget(name: "PubNodeAccessWireTests", dependencies: ["PubNodeAccessWire"]),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore", "PubNodeTestSupport"]),
         .testTarget(
             name: "PubNodeWebhooksTests",
