@@ -91,7 +91,7 @@ let package = Package(
             ]
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "PubNodeClient", dependencies: ["CZlib"]),
+        .target(name: "PubNodeClient", dependencies: ["CZlib", "PubNodeAccessWire"]),
         // Wire formats of access control shared by the node and the client: CBOR, v3 tokens,
         // request signatures and token resource patterns.
         .target(
