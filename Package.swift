@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PubNodeClientTests",
-            dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
+            dependencies: ["PubNodeClient", "PubNodeAccessWire", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
         ),
         .testTarget(
             name: "PubNodeCLITests",
