@@ -78,7 +78,8 @@ enum KeysetOutput {
 public struct KeysetCreateCommand: AsyncParsableCommand {
     /// The command's name and abstract.
     public static let configuration = CommandConfiguration(commandName: "create",
-                                                           abstract: "Create a keyset and print its keys.")
+                                                           abstract: "Create a keyset and print its keys.",
+        discussion: "Example:\n  pubnode-cli keyset create --access-manager --requests-per-second 100 --admin-token \"$ADMIN\"")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
@@ -109,7 +110,8 @@ public struct KeysetCreateCommand: AsyncParsableCommand {
 /// `pubnode-cli keyset list`.
 public struct KeysetListCommand: AsyncParsableCommand {
     /// The command's name and abstract.
-    public static let configuration = CommandConfiguration(commandName: "list", abstract: "List the node's keysets.")
+    public static let configuration = CommandConfiguration(commandName: "list", abstract: "List the node's keysets.",
+        discussion: "Example:\n  PUBNODE_ADMIN_TOKEN=… pubnode-cli keyset list --json")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
@@ -159,7 +161,8 @@ enum KeysetAction {
 public struct KeysetRotateCommand: AsyncParsableCommand {
     /// The command's name and abstract.
     public static let configuration = CommandConfiguration(
-        commandName: "rotate", abstract: "Give a keyset a new secret key and print it.")
+        commandName: "rotate", abstract: "Give a keyset a new secret key and print it.",
+        discussion: "Example:\n  pubnode-cli keyset rotate sub-c-… --admin-token \"$ADMIN\"")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
@@ -176,7 +179,8 @@ public struct KeysetRotateCommand: AsyncParsableCommand {
 public struct KeysetDisableCommand: AsyncParsableCommand {
     /// The command's name and abstract.
     public static let configuration = CommandConfiguration(
-        commandName: "disable", abstract: "Disable a keyset: its requests are refused.")
+        commandName: "disable", abstract: "Disable a keyset: its requests are refused.",
+        discussion: "Example:\n  pubnode-cli keyset disable sub-c-… --admin-token \"$ADMIN\"")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
@@ -192,7 +196,8 @@ public struct KeysetDisableCommand: AsyncParsableCommand {
 /// `pubnode-cli keyset enable SUB_KEY`.
 public struct KeysetEnableCommand: AsyncParsableCommand {
     /// The command's name and abstract.
-    public static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a disabled keyset.")
+    public static let configuration = CommandConfiguration(commandName: "enable", abstract: "Enable a disabled keyset.",
+        discussion: "Example:\n  pubnode-cli keyset enable sub-c-… --admin-token \"$ADMIN\"")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
@@ -208,7 +213,8 @@ public struct KeysetEnableCommand: AsyncParsableCommand {
 /// `pubnode-cli keyset delete SUB_KEY`.
 public struct KeysetDeleteCommand: AsyncParsableCommand {
     /// The command's name and abstract.
-    public static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a keyset.")
+    public static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a keyset.",
+        discussion: "Example:\n  pubnode-cli keyset delete sub-c-… --admin-token \"$ADMIN\"")
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
     /// The admin token.
