@@ -92,7 +92,7 @@ let package = Package(
             ]
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "PubNodeClient", dependencies: ["CZlib"]),
+        .target(name: "PubNodeClient", dependencies: ["CZlib", "PubNodeAccessWire"]),
         // Wire formats of access control shared by the node and the client: CBOR, v3 tokens,
         // request signatures and token resource patterns.
         .target(
@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PubNodeClientTests",
-            dependencies: ["PubNodeClient", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
+            dependencies: ["PubNodeClient", "PubNodeAccessWire", "PubNodeServer", "PubNodeCore", "PubNodeTestSupport"]
         ),
         .testTarget(
             name: "PubNodeCLITests",

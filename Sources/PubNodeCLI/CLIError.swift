@@ -19,6 +19,10 @@ public struct CLIError: Error, Equatable, CustomStringConvertible {
         switch error {
         case .server(let status, let text):
             self.init("\(status) \(text)")
+        case .accessDenied(let denial):
+            self.init("403 \(denial)")
+        case .rateLimited(let retryAfter, let text):
+            self.init("429 \(text)" + (retryAfter.map { " (retry after \(Int($0)) s)" } ?? ""))
         case .transport(let text):
             self.init("cannot reach \(origin): \(CLIError.shorten(text))")
         case .invalidArgument(let text):

@@ -33,6 +33,12 @@ public struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Access token sent as auth (env PUBNODE_AUTH).", valueName: "token"))
     public var auth: String?
 
+    /// The keyset's secret key: every request is signed, and tokens may be granted and revoked.
+    @Option(name: .customLong("secret-key"),
+            help: ArgumentHelp("Secret key: sign every request; needed by token grant/revoke (env PUBNODE_SECRET_KEY).",
+                               valueName: "key"))
+    public var secretKey: String?
+
     /// Whether to use https.
     @Flag(help: "Use https (env PUBNODE_SECURE=1).")
     public var secure = false
@@ -87,7 +93,7 @@ public struct GlobalOptions: ParsableArguments {
             subscribeKey: pick(subKey, "PUBNODE_SUB_KEY") ?? Self.defaultKey,
             userId: pick(uuid, "PUBNODE_UUID") ?? Self.randomUserId(),
             origin: origin, secure: secure, requestTimeout: timeout ?? 10,
-            authToken: pick(auth, "PUBNODE_AUTH"))
+            authToken: pick(auth, "PUBNODE_AUTH"), secretKey: pick(secretKey, "PUBNODE_SECRET_KEY"))
     }
 
     /// Whether standard output gets colour.

@@ -43,7 +43,9 @@ public enum PubNodeCLIRunner {
     }
 
     /// Global options that take a value, and those that are flags.
-    static let globalOptionsWithValue: Set<String> = ["--origin", "--pub-key", "--sub-key", "--uuid", "--auth", "--timeout"]
+    static let globalOptionsWithValue: Set<String> = [
+        "--origin", "--pub-key", "--sub-key", "--uuid", "--auth", "--secret-key", "--timeout",
+    ]
     static let globalFlags: Set<String> = ["--secure", "--json", "--no-color"]
 
     /// `arguments` with the global options written before the command name (as in

@@ -97,6 +97,12 @@ extension JSONValue {
         return nil
     }
 
+    /// The flag, when this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let flag) = self { return flag }
+        return nil
+    }
+
     /// The string, or `nil`.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

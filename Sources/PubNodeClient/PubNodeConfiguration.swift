@@ -22,8 +22,15 @@ public struct PubNodeConfiguration: Sendable, Equatable {
     public var subscribeRequestTimeout: Double
     /// How the subscription retries after failures.
     public var retryPolicy: RetryPolicy
-    /// Optional access token, sent as `auth`.
+    /// Optional access token, sent as `auth`; replace it at run time with `PubNodeClient.set(token:)`.
     public var authToken: String?
+    /// The keyset's secret key: with it the client signs every request (`timestamp` and
+    /// `signature`) and may grant and revoke tokens. Keep it on servers, never in end-user apps.
+    public var secretKey: String?
+    /// Seconds before the access token expires at which `tokenNearingExpiry` is reported.
+    public var tokenExpiryWarning: Double
+    /// The `pnsdk` value sent with every request.
+    public var sdkName: String
     /// Capacity of the cache of recently delivered messages used to drop duplicates.
     public var dedupeCacheSize: Int
 
@@ -31,7 +38,9 @@ public struct PubNodeConfiguration: Sendable, Equatable {
     public init(publishKey: String? = nil, subscribeKey: String, userId: String, origin: String = "127.0.0.1:8090",
                 secure: Bool = false, presenceTimeout: Int = 0, heartbeatInterval: Int = 0,
                 requestTimeout: Double = 10, subscribeRequestTimeout: Double = 310,
-                retryPolicy: RetryPolicy = .default, authToken: String? = nil, dedupeCacheSize: Int = 1000) {
+                retryPolicy: RetryPolicy = .default, authToken: String? = nil, dedupeCacheSize: Int = 1000,
+                secretKey: String? = nil, tokenExpiryWarning: Double = 60,
+                sdkName: String = "PubNodeClient-Swift/1.0") {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.userId = userId
@@ -44,6 +53,9 @@ public struct PubNodeConfiguration: Sendable, Equatable {
         self.retryPolicy = retryPolicy
         self.authToken = authToken
         self.dedupeCacheSize = dedupeCacheSize
+        self.secretKey = secretKey
+        self.tokenExpiryWarning = tokenExpiryWarning
+        self.sdkName = sdkName
     }
 
     /// `http://origin` or `https://origin`.

@@ -29,11 +29,14 @@ public struct TransportResponse: Sendable, Equatable {
     public var status: Int
     /// The body.
     public var body: Data
+    /// Header fields, names in lower case.
+    public var headers: [String: String]
 
-    /// An answer.
-    public init(status: Int, body: Data) {
+    /// An answer; header names are stored in lower case.
+    public init(status: Int, body: Data, headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 }
 

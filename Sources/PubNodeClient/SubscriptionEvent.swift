@@ -12,6 +12,8 @@ public enum SubscriptionEvent: Sendable, Equatable {
     case status(StatusChange)
     /// The set of subscribed channels and groups changed.
     case subscriptionChanged(SubscriptionChange)
+    /// The access token expires within `PubNodeConfiguration.tokenExpiryWarning` seconds.
+    case tokenNearingExpiry(TokenExpiryNotice)
     /// A failure the subscription reports (it also moves the status when it stops the subscription).
     case error(PubNodeClientError)
 }

@@ -17,6 +17,8 @@ public protocol SubscriptionListener: AnyObject, Sendable {
     func didChange(subscription: SubscriptionChange)
     /// The subscription reported an error.
     func didFail(error: PubNodeClientError)
+    /// The access token expires soon: get a new one and call `set(token:)`.
+    func tokenNearingExpiry(_ notice: TokenExpiryNotice)
 }
 
 extension SubscriptionListener {
@@ -32,6 +34,8 @@ extension SubscriptionListener {
     public func didChange(subscription: SubscriptionChange) {}
     /// Ignores the error.
     public func didFail(error: PubNodeClientError) {}
+    /// Ignores the notice.
+    public func tokenNearingExpiry(_ notice: TokenExpiryNotice) {}
 }
 
 /// Fans events out to listeners and `AsyncStream`s.
@@ -78,6 +82,7 @@ final class EventHub: Sendable {
             case .status(let status): listener.didChange(status: status)
             case .subscriptionChanged(let change): listener.didChange(subscription: change)
             case .error(let error): listener.didFail(error: error)
+            case .tokenNearingExpiry(let notice): listener.tokenNearingExpiry(notice)
             }
         }
     }

@@ -52,7 +52,10 @@ extension SubscriptionLoop {
             return false
         }
         setStatus(.reconnecting, error: error)
-        let gap = configuration.retryPolicy.delay(forAttempt: failures, random: random())
+        var gap = configuration.retryPolicy.delay(forAttempt: failures, random: random())
+        // A rate limiter's 429 says when to come back: not before (more attempts would be refused
+        // too), and not much later either.
+        if case .rateLimited(let retryAfter?, _) = error { gap = max(0, retryAfter) }
         do {
             try await sleeper.sleep(seconds: gap)
         } catch {

@@ -10,6 +10,7 @@ actor SubscriptionLoop {
     let hub: EventHub
     let sleeper: any PubNodeSleeper
     let random: @Sendable () -> Double
+    let access: AccessState
 
     var channels: Set<String> = []
     var groups: Set<String> = []
@@ -32,7 +33,8 @@ actor SubscriptionLoop {
     static let leaveSettle = 0.25
 
     init(configuration: PubNodeConfiguration, transport: any PubNodeTransport, hub: EventHub,
-         sleeper: any PubNodeSleeper, random: @escaping @Sendable () -> Double) {
+         sleeper: any PubNodeSleeper, random: @escaping @Sendable () -> Double, access: AccessState) {
+        self.access = access
         self.configuration = configuration
         self.transport = transport
         self.hub = hub
@@ -137,6 +139,8 @@ actor SubscriptionLoop {
     }
 
     func request(_ path: [String], query: [(String, String)], timeout: Double) throws(PubNodeClientError) -> TransportRequest {
-        try RequestBuilder(configuration: configuration).request(path, query: query, timeout: timeout)
+        // The token is read for every request, so one set while subscribed goes out with the next.
+        try RequestBuilder(configuration: configuration, token: access.token, wallClock: access.wallClock)
+            .request(path, query: query, timeout: timeout)
     }
 }

@@ -40,8 +40,13 @@ public final class URLSessionTransport: PubNodeTransport {
                     if let error {
                         slot.finish(.failure(error))
                     } else {
-                        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                        slot.finish(.success(TransportResponse(status: status, body: data ?? Data())))
+                        let http = response as? HTTPURLResponse
+                        var headers: [String: String] = [:]
+                        for (name, value) in http?.allHeaderFields ?? [:] {
+                            headers[String(describing: name)] = String(describing: value)
+                        }
+                        slot.finish(.success(TransportResponse(status: http?.statusCode ?? 0, body: data ?? Data(),
+                                                               headers: headers)))
                     }
                 }
                 slot.start(task, continuation)

@@ -137,7 +137,7 @@ final class ParsingTests: XCTestCase {
         }
         visit(PubNodeCLICommand.self, path: ["pubnode-cli"])
         let root = PubNodeCLICommand.helpMessage(columns: 120)
-        for name in ["publish", "signal", "fire", "subscribe", "history", "here-now", "where-now", "state", "group", "time"] {
+        for name in ["publish", "signal", "fire", "subscribe", "history", "here-now", "where-now", "state", "group", "time", "token", "keyset"] {
             XCTAssertTrue(root.contains(name), "root help lacks \(name)")
         }
         let publish = PubNodeCLICommand.helpMessage(for: PublishCommand.self, columns: 120)

@@ -53,6 +53,8 @@ public final class EventRecorder: SubscriptionListener, @unchecked Sendable {
     public func didChange(subscription: SubscriptionChange) { append(.subscriptionChanged(subscription)) }
     /// Records an error.
     public func didFail(error: PubNodeClientError) { append(.error(error)) }
+    /// Records a token-expiry notice.
+    public func tokenNearingExpiry(_ notice: TokenExpiryNotice) { append(.tokenNearingExpiry(notice)) }
 }
 
 /// Subscribes and waits until the handshake has answered (the client is connected).
