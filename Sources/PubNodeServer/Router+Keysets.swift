@@ -49,14 +49,18 @@ extension Router {
         fields += [#""accessManager":\#(keyset.accessManager)"#, #""disabled":\#(info.disabled)"#,
                    #""origin":"\#(info.origin.rawValue)""#]
         var limits: [String] = []
-        if let rate = keyset.rateLimits?.publishesPerSecond { limits.append(#""publishesPerSecond":\#(rate)"#) }
-        if let rate = keyset.rateLimits?.requestsPerSecond { limits.append(#""requestsPerSecond":\#(rate)"#) }
+        if let rate = keyset.rateLimits?.publishesPerSecond { limits.append(#""publishesPerSecond":\#(Self.number(rate))"#) }
+        if let rate = keyset.rateLimits?.requestsPerSecond { limits.append(#""requestsPerSecond":\#(Self.number(rate))"#) }
         fields.append(#""rateLimits":{\#(limits.joined(separator: ","))}"#)
         var counters: [String] = []
         for (name, stats) in [("requests", info.requests), ("publishes", info.publishes)] {
             guard let stats else { continue }
-            counters.append(#""\#(name)":{"perSecond":\#(stats.perSecond),"admitted":\#(stats.admitted),"refused":\#(stats.refused)}"#)
+            counters.append(#""\#(name)":{"perSecond":\#(Self.number(stats.perSecond)),"admitted":\#(stats.admitted),"refused":\#(stats.refused)}"#)
         }
+        // Totals first: requests admitted (or publishes, when only they are limited) and every refusal.
+        let admitted = (info.requests ?? info.publishes)?.admitted ?? 0
+        let refused = (info.requests?.refused ?? 0) + (info.publishes?.refused ?? 0)
+        counters.insert(#""admitted":\#(admitted),"refused":\#(refused)"#, at: 0)
         fields.append(#""counters":{\#(counters.joined(separator: ","))}"#)
         return "{" + fields.joined(separator: ",") + "}"
     }

@@ -24,14 +24,17 @@ public final class TestNode: Sendable {
 
     /// Starts a node on `port` (0: any free port) whose timetokens and presence timeouts read
     /// `wall` (a manual clock lets the test move them).
-    public static func start(port: Int = 0, wall: any WallClock = SystemWallClock()) async throws -> TestNode {
+    /// `keysets` (demo by default) and `adminToken` configure the node as the flags would.
+    public static func start(port: Int = 0, wall: any WallClock = SystemWallClock(), keysets: [PubNodeCore.Keyset] = [.demo],
+                             adminToken: String? = nil) async throws -> TestNode {
         var configuration = ServerConfiguration()
         configuration.port = port
         configuration.eventLoopThreads = 2
         let clock = TimetokenClock(wall: wall)
         let history = MessageHistory(store: MemoryHistoryStore(), policies: ["demo": HistoryPolicy()], clock: clock,
                                      flushMilliseconds: 1)
-        let server = PubNodeHTTPServer(configuration: configuration, node: Node(clock: clock, history: history))
+        let node = Node(keysets: keysets, clock: clock, adminToken: adminToken, history: history)
+        let server = PubNodeHTTPServer(configuration: configuration, node: node)
         let bound = try await server.start()
         return TestNode(server: server, port: bound)
     }
