@@ -32,9 +32,10 @@ struct AccessFixture {
         router = Router(node: node)
     }
 
-    /// The same store and clock, a new node: a restart.
+    /// The same stores and clock, a new node: a restart (history committed first, as a draining node does).
     func restarted() throws -> AccessFixture {
-        try AccessFixture(clock: clock, store: store, historyStore: history.store)
+        history.close()
+        return try AccessFixture(clock: clock, store: store, historyStore: history.store)
     }
 
     var now: UInt64 { clock.nowNanoseconds() / 1_000_000_000 }
