@@ -31,7 +31,27 @@ public enum NameRules {
     /// presence and would choke on a forged event).
     public static func validateWritable(_ name: String) throws(Violation) {
         try validateToken(name.utf8)
-        if name.utf8.firstRange(of: presenceSuffix.utf8) != nil { throw .reservedForPresence }
+        if containsPresenceMarker(name) { throw .reservedForPresence }
+    }
+
+    /// Whether `-pnpres` occurs anywhere in `name`: a plain byte scan (this runs on every publish).
+    static func containsPresenceMarker(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            let marker: StaticString = "-pnpres"
+            let count = marker.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            let start = marker.utf8Start
+            for index in 0...(bytes.count - count) where bytes[index] == start[0] {
+                var same = true
+                for offset in 1..<count where bytes[index + offset] != start[offset] {
+                    same = false
+                    break
+                }
+                if same { return true }
+            }
+            return false
+        }
     }
 
     /// Checks a channel-group name.

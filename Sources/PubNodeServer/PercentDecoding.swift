@@ -3,7 +3,9 @@ enum PercentDecoding {
     /// Decodes `%XX` escapes in `text`; nil when an escape is malformed or the result is not UTF-8.
     /// `+` stays a literal plus: PubNub clients percent-encode spaces.
     static func decode(_ text: Substring) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        let escaped = text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "%")) }
+            ?? text.utf8.contains(UInt8(ascii: "%"))
+        guard escaped else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

@@ -70,7 +70,17 @@ struct CommonOptions: ParsableArguments {
     /// The request builder for these options.
     var requestFactory: RequestFactory {
         RequestFactory(target: target, hostHeader: hostHeader, publishKey: publishKey, subscribeKey: subscribeKey,
-                       authQuery: auth.map { "&auth=" + PercentEncoding.encode($0) } ?? "")
+                       authQuery: auth.map { "&auth=" + Self.queryValue($0) } ?? "")
+    }
+
+    /// A token as the official SDKs send it: raw when it holds only URL-safe characters
+    /// (base64url and its `=` padding), percent-encoded otherwise.
+    static func queryValue(_ token: String) -> String {
+        let safe = token.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "=")
+        }
+        return safe ? token : PercentEncoding.encode(token)
     }
 
     /// Value for the HTTP `Host` header.

@@ -60,9 +60,10 @@ final class AccessControl: Sendable {
         if let authorized = token.authorizedUUID, authorized != request.uuid {
             throw .accessRefused("Token is not authorized for this uuid")
         }
-        guard !Self.rootOnly.contains(request.operation) else { throw Self.denial([]) }
+        if request.operation == .globalHereNow || request.operation == .listGroups { throw Self.denial([]) }
         var budget = Self.patternBudget
-        let denied = needed.filter { !token.allows($0, budget: &budget) }
+        var denied: [AccessRequest.Resource] = []
+        for resource in needed where !token.allows(resource, budget: &budget) { denied.append(resource) }
         guard budget >= 0 else { throw .accessRefused("The token's patterns are too costly to check for this many resources") }
         if !denied.isEmpty { throw Self.denial(denied) }
     }
@@ -71,11 +72,9 @@ final class AccessControl: Sendable {
     /// milliseconds at most, whatever the token and the resources.
     static let patternBudget = 4_000_000
 
-    /// Operations over a whole keyset: only the secret's holder may list it all.
-    private static let rootOnly: Set<AccessRequest.Operation> = [.globalHereNow, .listGroups]
-
     /// The resources a token must grant for `request`, per PubNub's mapping: leave and where-now
-    /// (and on-request hooks, which name none) need a valid token and nothing more.
+    /// (and on-request hooks, which name none) need a valid token and nothing more. Global
+    /// here-now and listing every group (whole-keyset views) need the secret.
     private static func needed(_ request: AccessRequest) -> [AccessRequest.Resource] {
         switch request.operation {
         case .leave, .whereNow: return []

@@ -1,4 +1,5 @@
 import PubNodeAccessWire
+import Synchronization
 
 /// An Access Manager token after its signature was checked: its grants ready to answer "may this
 /// caller do that?" — exact names in dictionaries, patterns compiled once.
@@ -13,8 +14,29 @@ final class VerifiedToken: Sendable {
     let expiresAt: UInt64
     /// The only uuid allowed to use it, if any.
     let authorizedUUID: String?
-    private let exact: [AccessRequest.ResourceKind: [String: AccessPermissions]]
-    private let patterns: [AccessRequest.ResourceKind: [(ResourcePattern, AccessPermissions)]]
+    private let exactChannels: [String: AccessPermissions]
+    private let exactGroups: [String: AccessPermissions]
+    private let exactUUIDs: [String: AccessPermissions]
+    private let channelPatterns: [CompiledPattern]
+    private let groupPatterns: [CompiledPattern]
+    private let uuidPatterns: [CompiledPattern]
+    /// Pattern verdicts already reached, so a client that keeps using one token on the same
+    /// channels pays for matching once (bounded; emptied when full).
+    private let verdicts = Mutex<[Verdict: Bool]>([:])
+    private static let maxVerdicts = 512
+
+    /// A pattern and what it grants.
+    private struct CompiledPattern: Sendable {
+        let pattern: ResourcePattern
+        let permissions: AccessPermissions
+    }
+
+    /// One question asked of the patterns.
+    private struct Verdict: Hashable, Sendable {
+        let kind: AccessRequest.ResourceKind
+        let permission: AccessRequest.Permission
+        let name: String
+    }
 
     /// Compiles `token`; throws when a pattern cannot be compiled (a token we did not issue).
     init(_ token: AccessToken, subscribeKey: String, generation: UInt64) throws(ResourcePatternError) {
@@ -23,17 +45,20 @@ final class VerifiedToken: Sendable {
         self.generation = generation
         expiresAt = token.expiresAt
         authorizedUUID = token.authorizedUUID
-        exact = [.channel: token.resources.channels, .group: token.resources.groups, .uuid: token.resources.uuids]
-        var compiled: [AccessRequest.ResourceKind: [(ResourcePattern, AccessPermissions)]] = [:]
-        for (kind, grants) in [(AccessRequest.ResourceKind.channel, token.patterns.channels),
-                               (.group, token.patterns.groups), (.uuid, token.patterns.uuids)] {
-            var list: [(ResourcePattern, AccessPermissions)] = []
-            for (source, permissions) in grants.sorted(by: { $0.key < $1.key }) {
-                list.append((try ResourcePattern(source), permissions))
-            }
-            compiled[kind] = list
+        exactChannels = token.resources.channels
+        exactGroups = token.resources.groups
+        exactUUIDs = token.resources.uuids
+        channelPatterns = try Self.compile(token.patterns.channels)
+        groupPatterns = try Self.compile(token.patterns.groups)
+        uuidPatterns = try Self.compile(token.patterns.uuids)
+    }
+
+    private static func compile(_ grants: [String: AccessPermissions]) throws(ResourcePatternError) -> [CompiledPattern] {
+        var list: [CompiledPattern] = []
+        for (source, permissions) in grants.sorted(by: { $0.key < $1.key }) {
+            list.append(CompiledPattern(pattern: try ResourcePattern(source), permissions: permissions))
         }
-        patterns = compiled
+        return list
     }
 
     /// Whether the token grants `permission` on the resource, by exact name or by pattern. A
@@ -42,15 +67,31 @@ final class VerifiedToken: Sendable {
     /// budget is spent nothing more is matched (the caller refuses the request).
     func allows(_ resource: AccessRequest.Resource, budget: inout Int) -> Bool {
         let needed = AccessPermissions(resource.permission)
-        if let granted = exact[resource.kind]?[resource.name], granted.contains(needed) { return true }
-        let length = resource.name.unicodeScalars.count + 2
-        for (pattern, granted) in patterns[resource.kind] ?? [] where granted.contains(needed) {
-            budget -= pattern.cost * length * (resource.kind == .group ? 2 : 1)
-            guard budget >= 0 else { return false }
-            if pattern.matches(resource.name) { return true }
-            if resource.kind == .group, pattern.matches(":" + resource.name) { return true }
+        let (exact, patterns) = switch resource.kind {
+        case .channel: (exactChannels, channelPatterns)
+        case .group: (exactGroups, groupPatterns)
+        case .uuid: (exactUUIDs, uuidPatterns)
         }
-        return false
+        if let granted = exact[resource.name], granted.contains(needed) { return true }
+        guard !patterns.isEmpty else { return false }
+        let question = Verdict(kind: resource.kind, permission: resource.permission, name: resource.name)
+        if let known = verdicts.withLock({ $0[question] }) { return known }
+        let length = resource.name.unicodeScalars.count + 2
+        var verdict = false
+        for compiled in patterns where compiled.permissions.contains(needed) {
+            budget -= compiled.pattern.cost * length * (resource.kind == .group ? 2 : 1)
+            guard budget >= 0 else { return false }
+            if compiled.pattern.matches(resource.name)
+                || (resource.kind == .group && compiled.pattern.matches(":" + resource.name)) {
+                verdict = true
+                break
+            }
+        }
+        verdicts.withLock { verdicts in
+            if verdicts.count >= Self.maxVerdicts { verdicts.removeAll(keepingCapacity: true) }
+            verdicts[question] = verdict
+        }
+        return verdict
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
