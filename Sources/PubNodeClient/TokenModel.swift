@@ -1,31 +1,11 @@
 import Foundation
 import PubNodeAccessWire
 
-/// What a token allows on one resource: PubNub's permission bits.
-public struct TokenPermissions: OptionSet, Sendable, Hashable {
-    /// The bits, as on the wire.
-    public let rawValue: UInt32
+/// What a token allows on one resource: PubNub's permission bits (read 1, write 2, manage 4,
+/// delete 8, create 16, get 32, update 64, join 128), shared with the node.
+public typealias TokenPermissions = AccessPermissions
 
-    /// Permissions from their bits.
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    /// Subscribe, history, presence (`r`).
-    public static let read = TokenPermissions(rawValue: 1)
-    /// Publish, signal (`w`).
-    public static let write = TokenPermissions(rawValue: 2)
-    /// Manage channel groups (`m`).
-    public static let manage = TokenPermissions(rawValue: 4)
-    /// Delete history (`d`).
-    public static let delete = TokenPermissions(rawValue: 8)
-    /// Create (`c`).
-    public static let create = TokenPermissions(rawValue: 16)
-    /// Get metadata (`g`).
-    public static let get = TokenPermissions(rawValue: 32)
-    /// Update metadata (`u`).
-    public static let update = TokenPermissions(rawValue: 64)
-    /// Join (`j`).
-    public static let join = TokenPermissions(rawValue: 128)
-
+extension AccessPermissions {
     /// Every permission with its letter, in the order of `"rwmdcguj"`.
     public static let letters: [(Character, TokenPermissions)] = [
         ("r", .read), ("w", .write), ("m", .manage), ("d", .delete),
