@@ -25,7 +25,7 @@ extension PubNodeHTTPHandler {
     func admitClient(context: ChannelHandlerContext) {
         guard !client.decided else { return }
         client.decided = true
-        guard let address = context.channel.remoteAddress?.ipAddress else { return }
+        guard let remote = context.channel.remoteAddress, let address = ClientAddress.key(remote) else { return }
         client.address = address
         let clientLimits = router.clientLimits
         guard clientLimits.maxConnections > 0 else { return }
