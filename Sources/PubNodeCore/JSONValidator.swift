@@ -1,13 +1,21 @@
 /// Checks that bytes are one well-formed JSON text (RFC 8259) without building any value.
 ///
 /// Payloads are validated once at publish and then relayed byte-exact, so numbers beyond 2^53
-/// and key order survive. Nesting deeper than `maxDepth` is refused to bound stack use.
+/// and key order survive. Nesting deeper than `maxDepth` is refused to bound stack use, and a
+/// number literal longer than `maxNumberLength` characters is refused: SDKs parse what the node
+/// relays, and the Python SDK cannot read an integer of more than 4,300 digits (every long-poll
+/// answer carrying one would fail, stalling its subscribers).
 public struct JSONValidator: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     public var maxDepth: Int
+    /// The longest number literal accepted, sign, fraction and exponent included.
+    public var maxNumberLength: Int
 
     /// Creates a validator.
-    public init(maxDepth: Int = 256) { self.maxDepth = maxDepth }
+    public init(maxDepth: Int = 256, maxNumberLength: Int = 1000) {
+        self.maxDepth = maxDepth
+        self.maxNumberLength = maxNumberLength
+    }
 
     /// True when `bytes` is exactly one JSON value, optionally surrounded by white space.
     public func isValid<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
@@ -26,7 +34,7 @@ public struct JSONValidator: Sendable {
     }
 
     private func validate(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        var scanner = Scanner(bytes: buffer, maxDepth: maxDepth)
+        var scanner = Scanner(bytes: buffer, maxDepth: maxDepth, maxNumberLength: maxNumberLength)
         return scanner.document()
     }
 }
@@ -34,9 +42,11 @@ public struct JSONValidator: Sendable {
 private struct Scanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    let maxNumberLength: Int
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNumberLength: Int) {
+        self.maxNumberLength = maxNumberLength
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
@@ -147,6 +157,12 @@ private struct Scanner {
     }
 
     mutating func number() -> Bool {
+        let start = index
+        guard numberSyntax() else { return false }
+        return index - start <= maxNumberLength
+    }
+
+    mutating func numberSyntax() -> Bool {
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, first.isDigit else { return false }
         index += 1

@@ -7,6 +7,15 @@ extension Router {
     /// status, content type and body are returned as they are.
     func blocks(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
+        guard [.GET, .POST, .PUT, .DELETE].contains(request.method) else {
+            return .reply(ErrorResponses.object(status: .methodNotAllowed, message: "On-request hooks answer GET, POST, PUT and DELETE",
+                                                service: "Blocks"))
+        }
+        // The hook sees the path as a name, never as something to resolve: no empty, `.` or `..`
+        // parts, and no `/` smuggled in as `%2F`.
+        guard s[4...].allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }) else {
+            return .reply(ErrorResponses.object(status: .badRequest, message: "Invalid on-request path", service: "Blocks"))
+        }
         let call = HookRequest(method: request.method.rawValue, subscribeKey: s[3], path: s[4...].joined(separator: "/"),
                                query: request.query, headers: Self.forwarded(request.headers),
                                body: request.body.map { Array($0.readableBytesView) } ?? [])

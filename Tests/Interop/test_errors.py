@@ -49,3 +49,23 @@ def test_rejected_publish_is_not_delivered(node):
     publisher.publish().channel(channel).message("ok").sync()
     assert listener.next_message().message == "ok"
     listener.assert_no_more_messages(0.5)
+
+
+def test_a_number_the_sdk_cannot_read_is_refused_and_subscribers_keep_receiving(node):
+    """Python cannot turn an integer of more than 4,300 digits into an int: such a message, once
+    relayed, would fail every long-poll answer carrying it. The node refuses it at publish."""
+    import urllib.error
+    import urllib.request
+
+    from conftest import origin
+
+    channel = uniq("digits")
+    pn = node.client("sub")
+    listener = node.subscribe(pn, channels=[channel])
+    try:
+        urllib.request.urlopen("http://%s/publish/demo/demo/0/%s/0/1%s" % (origin(), channel, "0" * 5000), timeout=10)
+        raise AssertionError("a 5,001-digit number was accepted")
+    except urllib.error.HTTPError as error:
+        assert error.code == 400
+    node.client("pub").publish().channel(channel).message({"after": 1}).sync()
+    assert listener.next_message().message == {"after": 1}

@@ -39,10 +39,14 @@ public struct NodeAuthorizer: Authorizer {
         }
     }
 
-    /// Compares without an early exit, so timing does not reveal how much of a guess was right.
+    /// Compares without an early exit, not even on a length mismatch, so timing reveals neither
+    /// how much of a guess was right nor the token's length (the loop runs over the longer one).
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        var difference: UInt8 = x.count == y.count ? 0 : 1
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
     }
 }
