@@ -21,19 +21,17 @@ enum TokenGrant {
     /// Reads `body` into a token issued at `now` (unix seconds), not yet signed.
     static func parse(_ body: [UInt8], now: UInt64) throws(PubNodeError) -> AccessToken {
         guard body.count <= maxBody else { throw invalid("Request body is too large", "body", "body") }
-        guard let root = try? CBORValue(json: body), case .map(let fields) = root else {
+        guard let root = try? CBORValue(json: body), root.mapEntries != nil else {
             throw invalid("Request body must be a JSON object", "body", "body")
         }
-        let ttl = try Self.ttl(fields["ttl"])
-        guard case .map(let permissions)? = fields["permissions"] else {
+        let ttl = try Self.ttl(root["ttl"])
+        guard let permissions = root["permissions"], permissions.mapEntries != nil else {
             throw invalid("permissions must be an object", "permissions", "body")
         }
-        let resources = try grants(permissions["resources"], at: "permissions.resources", patterns: false)
-        let patterns = try grants(permissions["patterns"], at: "permissions.patterns", patterns: true)
+        var cost = 0
+        let resources = try grants(permissions["resources"], at: "permissions.resources", patterns: false, cost: &cost)
+        let patterns = try grants(permissions["patterns"], at: "permissions.patterns", patterns: true, cost: &cost)
         let count = [resources, patterns].reduce(0) { $0 + $1.channels.count + $1.groups.count + $1.uuids.count }
-        let cost = [patterns.channels, patterns.groups, patterns.uuids].joined().reduce(0) { total, entry in
-            total + ((try? ResourcePattern(entry.key))?.cost ?? 0)
-        }
         guard cost <= maxPatternCost else {
             throw invalid("The token's patterns are too complex together (\(cost) of \(maxPatternCost) instructions)",
                           "permissions.patterns", "body")
@@ -70,15 +68,19 @@ enum TokenGrant {
         return minutes
     }
 
-    private static func grants(_ value: CBORValue?, at path: String, patterns: Bool) throws(PubNodeError) -> AccessToken.Grants {
+    /// The channels, groups and uuids of `resources` or `patterns`; each pattern is compiled once,
+    /// to check it and to add its size to `cost`.
+    private static func grants(_ value: CBORValue?, at path: String, patterns: Bool, cost: inout Int)
+        throws(PubNodeError) -> AccessToken.Grants {
         guard let value else { return AccessToken.Grants(channels: [:], groups: [:], uuids: [:]) }
-        guard case .map(let kinds) = value else { throw invalid("\(path) must be an object", path, "body") }
-        return AccessToken.Grants(channels: try entries(kinds["channels"], at: path + ".channels", patterns: patterns),
-                                  groups: try entries(kinds["groups"], at: path + ".groups", patterns: patterns),
-                                  uuids: try entries(kinds["uuids"], at: path + ".uuids", patterns: patterns))
+        guard value.mapEntries != nil else { throw invalid("\(path) must be an object", path, "body") }
+        return AccessToken.Grants(
+            channels: try entries(value["channels"], at: path + ".channels", patterns: patterns, cost: &cost),
+            groups: try entries(value["groups"], at: path + ".groups", patterns: patterns, cost: &cost),
+            uuids: try entries(value["uuids"], at: path + ".uuids", patterns: patterns, cost: &cost))
     }
 
-    private static func entries(_ value: CBORValue?, at path: String, patterns: Bool)
+    private static func entries(_ value: CBORValue?, at path: String, patterns: Bool, cost: inout Int)
         throws(PubNodeError) -> [String: AccessPermissions] {
         guard let value else { return [:] }
         guard case .map(let pairs) = value else { throw invalid("\(path) must be an object", path, "body") }
@@ -91,7 +93,7 @@ enum TokenGrant {
                 throw invalid("\(path).\(name): permissions are a bitmask from 0 to 255", path, "body")
             }
             if patterns {
-                do { _ = try ResourcePattern(name) } catch {
+                do { cost += try ResourcePattern(name).cost } catch {
                     throw invalid("\(path): '\(name)' is not a supported regular expression (\(error))", path, "body")
                 }
             }
@@ -102,12 +104,5 @@ enum TokenGrant {
 
     private static func invalid(_ detail: String, _ location: String, _ type: String) -> PubNodeError {
         .accessInvalid(message: "Invalid permissions", source: "grant", detail: detail, location: location, locationType: type)
-    }
-}
-
-extension Array where Element == CBORPair {
-    /// The value of the text key `key`, if present.
-    subscript(_ key: String) -> CBORValue? {
-        first { $0.key == .text(key) }?.value
     }
 }
