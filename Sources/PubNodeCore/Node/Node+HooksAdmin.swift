@@ -54,7 +54,7 @@ public struct PendingReplay: Sendable {
 extension Node {
     /// Shows and manages the after hooks' queues, for the operator holding the admin token.
     public func administerHooks(_ request: HookAdminRequest) throws(PubNodeError) -> HookAdminResult {
-        try authorizeOperator(request.credential)
+        try authorizeAdmin(credential: request.credential)
         if request.action == .unknown { throw .notFound("Not Found: no such endpoint") }
         if let hook = request.hook, !hooks.hasAfterHook(named: hook) { throw .notFound("No after hook named '\(hook)'") }
         switch request.action {

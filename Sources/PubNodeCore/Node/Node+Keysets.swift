@@ -10,7 +10,7 @@ extension Node {
 
     /// The tenants API: creates, lists, rotates, disables and deletes keysets at run time.
     public func administerKeysets(_ request: KeysetAdminRequest) async throws(PubNodeError) -> KeysetAdminResult {
-        try authorizeOperator(request.credential)
+        try authorizeAdmin(credential: request.credential)
         let key: String?
         switch request.action {
         case .create(let spec): key = spec.subscribeKey

@@ -108,8 +108,10 @@ public final class Node: Sendable {
         try authorizer.authorize(request)
     }
 
-    /// The operator's endpoints' authorization: the admin token, then the policy.
-    func authorizeOperator(_ credential: String?) throws(PubNodeError) {
+    /// The operator's endpoints' authorization, through the single authorization point: the
+    /// admin token (`adminDisabled` without one, `unauthorized` for a wrong one), then the policy.
+    /// Public for operator endpoints served outside the node (the HTTP front's client limits).
+    public func authorizeAdmin(credential: String?) throws(PubNodeError) {
         try authorizer.authorize(AccessRequest(.administer, subscribeKey: nil, adminCredential: credential))
     }
 
