@@ -1,4 +1,5 @@
 import Crypto
+import PubNodeCore
 
 /// Signs webhook bodies so receivers can check they came from this node and were not altered.
 ///
@@ -12,14 +13,7 @@ public enum WebhookSignature {
     public static func sign(_ body: [UInt8], secret: String) -> String {
         let key = SymmetricKey(data: Array(secret.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: key)
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = Array("sha256=".utf8)
-        text.reserveCapacity(7 + 64)
-        for byte in mac {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return "sha256=" + Hex.encode(mac)
     }
 
     /// True when `signature` (a header value) matches `body` and `secret`, compared in constant time.

@@ -146,7 +146,7 @@ final class AccessControl: Sendable {
 
     /// Refuses `token` from now on (durably, until it expires).
     func revoke(_ token: AccessToken, keyset: ServedKeyset) throws(PubNodeError) {
-        let id = VerifiedToken.hex(token.signature)
+        let id = Hex.encode(token.signature)
         do {
             try store.revoke(Revocation(subscribeKey: keyset.subscribeKey, tokenID: id, expiresAt: token.expiresAt))
         } catch {

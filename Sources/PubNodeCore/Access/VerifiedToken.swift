@@ -40,7 +40,7 @@ final class VerifiedToken: Sendable {
 
     /// Compiles `token`; throws when a pattern cannot be compiled (a token we did not issue).
     init(_ token: AccessToken, subscribeKey: String, generation: UInt64) throws(ResourcePatternError) {
-        id = Self.hex(token.signature)
+        id = Hex.encode(token.signature)
         self.subscribeKey = subscribeKey
         self.generation = generation
         expiresAt = token.expiresAt
@@ -92,17 +92,6 @@ final class VerifiedToken: Sendable {
             verdicts[question] = verdict
         }
         return verdict
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -3,10 +3,7 @@ enum KeyGenerator {
     /// `prefix` and 32 random hex digits (128 bits from the system's secure generator).
     static func key(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var out = Array(prefix.utf8)
-        for _ in 0..<32 { out.append(digits[Int(generator.next() & 0x0F)]) }
-        return String(decoding: out, as: UTF8.self)
+        return prefix + Hex.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// Whether `key` may name a keyset: 1 to 64 ASCII letters, digits, `-` or `_` (it appears in
