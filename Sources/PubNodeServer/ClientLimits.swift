@@ -2,8 +2,9 @@ import PubNodeCore
 import Synchronization
 
 /// Limits per client address, applied by the HTTP front before a request reaches the router:
-/// open connections per address and requests per second per address. Addresses are IPs (ports
-/// are ignored), so every connection of one host shares its limits.
+/// open connections per address and requests per second per address. An address is the key
+/// `ClientAddress` gives (an IPv4 address or an IPv6 /64 network; ports are ignored), so every
+/// connection of one host shares its limits.
 ///
 /// Thread-safe and shared by every connection of a server: connection counts and rate buckets are
 /// sharded by address, and the refusal counters are atomics.
