@@ -11,6 +11,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -39,7 +41,6 @@ cleanup() {
 trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || true
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start() {  # start NAME FLAGS... -> port
     local name=$1; shift
     local port; port=$(free_port)
@@ -56,7 +57,6 @@ curl -sf -H "Authorization: Bearer $ADMIN" "http://127.0.0.1:$ON/metrics" >/dev/
 [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ADMIN" "http://127.0.0.1:$OFF/metrics") == 404 ]] \
     || { log "metrics are not off"; exit 1; }
 
-field() { python3 -c 'import json,sys; d=json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1]); print(eval(sys.argv[2], {}, d))' "$1" "$2"; }
 scrape() {  # scrape PORT: every second until killed
     while true; do curl -sf -H "Authorization: Bearer $ADMIN" "http://127.0.0.1:$1/metrics" >/dev/null || true; sleep 1; done
 }
@@ -66,13 +66,13 @@ publish() {  # publish NAME PORT -> requests per second
     "$LOAD" publish --host 127.0.0.1 --port "$2" --json --threads "$PUBLISH_THREADS" --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup "$WARMUP" --payload-size "$PAYLOAD" >"$out" 2>&1
     [[ -n "$scraper" ]] && { kill "$scraper"; wait "$scraper" 2>/dev/null || true; }
-    field "$out" requests_per_s
+    result_field "$out" requests_per_s
 }
 fanout() {  # fanout NAME PORT -> p99 ms
     local out=$WORK/$1.json
     "$LOAD" fanout --host 127.0.0.1 --port "$2" --json --subscribers "$FANOUT" --messages "$MESSAGES" \
         --channel "fan-$1" >"$out" 2>&1
-    field "$out" delivery_p99_ms
+    result_field "$out" delivery_p99_ms
 }
 
 P_ON=() P_OFF=() F_ON=() F_OFF=()
@@ -84,7 +84,6 @@ for round in $(seq 1 "$ROUNDS"); do
     F_ON+=("$(fanout "fon-$round" "$ON")")
     log "round $round fan-out p99: on ${F_ON[-1]} ms, off ${F_OFF[-1]} ms"
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 M_PON=$(median "${P_ON[@]}"); M_POFF=$(median "${P_OFF[@]}")
 M_FON=$(median "${F_ON[@]}"); M_FOFF=$(median "${F_OFF[@]}")
 RATIO=$(python3 -c "print('%.1f' % (100.0 * $M_PON / $M_POFF))")
