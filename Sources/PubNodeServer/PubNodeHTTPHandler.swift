@@ -169,6 +169,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
             if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") || head.uri.hasPrefix("/metrics") {
                 for (name, value) in head.headers { request.headers[name.lowercased()] = value }
+                request.peerAddress = context.channel.remoteAddress?.ipAddress
             }
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
