@@ -49,8 +49,13 @@ export function mount(root, { params, navigate }) {
     const presenceBox = h("div", {}, h("div", { class: "empty" }, "Loading…"));
     const historyBox = h("div", {}, h("div", { class: "empty" }, "Loading…"));
     fill(inspector,
-      panel(h("span", { class: "mono" }, name), h("div", { class: "row" },
-        h("span", { class: "muted small" }, "keyset ", h("span", { class: "mono" }, key))), {
+      panel(h("span", { class: "mono" }, name), h("dl", { class: "kv" },
+        h("dt", {}, "Keyset"), h("dd", {}, key),
+        selected.publishes !== undefined ? [
+          h("dt", {}, "Published"), h("dd", {}, `${num(selected.publishes)} · ${rate(selected.perSecond)} msg/s`),
+          h("dt", {}, "Buffered"), h("dd", {}, `${num(selected.buffered)} · ${num(selected.parked)} parked`),
+          h("dt", {}, "Last timetoken"), h("dd", {}, selected.lastTimetoken ? tt(selected.lastTimetoken) : "–"),
+        ] : null), {
         actions: [
           h("button", { class: "btn btn-sm", onclick: () => inspect() }, "Refresh"),
           h("button", { class: "btn btn-sm btn-primary", dataset: { action: "debug-client" },
@@ -85,7 +90,8 @@ export function mount(root, { params, navigate }) {
   const unsubscribe = onStats((s) => {
     if (!s.latest) return;
     latest = s.latest.channels || [];
-    if (document.activeElement && tableBox.contains(document.activeElement)) return; // keep keyboard focus
+    // Keep the rows still while they have keyboard focus or the pointer is over them.
+    if ((document.activeElement && tableBox.contains(document.activeElement)) || tableBox.matches(":hover")) return;
     renderTable();
   });
   inspect();

@@ -233,6 +233,13 @@ function renderClient(client) {
       h("button", { type: "button", class: "btn", dataset: { action: "signal" } }, "Signal")));
   pub.addEventListener("submit", (e) => { e.preventDefault(); busy(pub.querySelector("[data-action=publish]"), () => publish(client, false)); });
   pub.querySelector("[data-action=signal]").addEventListener("click", (e) => busy(e.currentTarget, () => publish(client, true)));
+  const grow = (area) => {
+    area.style.height = "auto";
+    area.style.height = Math.min(area.scrollHeight + 2, 160) + "px";
+    area.style.overflowY = area.scrollHeight > 158 ? "auto" : "hidden";
+  };
+  pub.querySelector("textarea").addEventListener("input", (e) => grow(e.target));
+  requestAnimationFrame(() => grow(pub.querySelector("textarea")));
   pub.querySelector("textarea").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); pub.requestSubmit(); }
   });

@@ -1,7 +1,7 @@
 // Hooks: each after-hook's queue and counters, its dead letters, and replay.
 
 import { admin, query } from "./api.js";
-import { busy, fill, h, num, panel, table, toast, badge } from "./ui.js";
+import { busy, clock, fill, h, num, panel, table, toast, badge } from "./ui.js";
 
 export function mount(root) {
   let filterHook = "";
@@ -33,7 +33,7 @@ export function mount(root) {
     fill(hooksBox, table([
       { label: "Hook", value: (x) => x.name, class: "name" },
       { label: "Event", value: (x) => badge(x.event, x.event.startsWith("before") ? "warn" : x.event === "on-request" ? "violet" : "accent") },
-      { label: "Target", value: (x) => h("span", { class: "mono small" }, x.target) },
+      { label: "Target", value: (x) => x.target, class: "name" },
       { label: "Pending", value: (x) => num(x.pending), num: true },
       { label: "In flight", value: (x) => num(x.inFlight), num: true },
       { label: "Delivered", value: (x) => num(x.delivered), num: true },
@@ -58,9 +58,9 @@ export function mount(root) {
       { label: "Id", value: (d) => h("span", { class: "mono" }, d.id) },
       { label: "Hook", value: (d) => d.hook, class: "name" },
       { label: "Attempts", value: (d) => num(d.attempts), num: true },
-      { label: "Created", value: (d) => new Date(d.createdAt).toLocaleString() },
-      { label: "Last error", value: (d) => h("span", { class: "small" }, d.lastError) },
-      { label: "Event", value: (d) => h("code", { class: "small" }, JSON.stringify(d.event).slice(0, 160)) },
+      { label: "Created", value: (d) => h("span", { class: "mono" }, clock(new Date(d.createdAt))), title: (d) => new Date(d.createdAt).toString(), class: "nowrap" },
+      { label: "Last error", value: (d) => d.lastError, class: "clip small" },
+      { label: "Event", value: (d) => h("code", {}, JSON.stringify(d.event)), title: (d) => JSON.stringify(d.event, null, 2), class: "clip" },
     ], dead, { empty: "No dead letters." }));
     replaySelected.disabled = !selectedIds.size;
   }

@@ -41,12 +41,12 @@ export function mount(root, { navigate }) {
       card("Delivered", num(totals.deliveries), `${num(totals.bufferGaps)} gaps · ${num(totals.rateLimited)} limited`, "deliveries"));
     fill(legend, SERIES.map((x) => h("span", {}, h("span", { class: "sw " + (x.key === "publishes" ? "sw-1" : "sw-2") }), x.label)));
     drawChart(canvas, s.rates, SERIES);
+    canvas.dataset.samples = String(s.rates.length);
     fill(keysetsBox, table([
       { label: "Subscribe key", value: (k) => k.subscribeKey, class: "name" },
       { label: "Channels", value: (k) => num(k.channels), num: true },
       { label: "Present", value: (k) => num(k.occupancy), num: true },
       { label: "Published", value: (k) => num(k.publishes), num: true },
-      { label: "Delivered", value: (k) => num(k.deliveries), num: true },
     ], s.latest.keysets || [], { empty: "No keysets." }));
     fill(channelsBox, table([
       { label: "Channel", value: (c) => c.name, class: "name" },

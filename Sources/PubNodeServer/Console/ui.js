@@ -52,7 +52,11 @@ export function table(columns, rows, { empty = "Nothing here yet.", onRow, rowCl
   const head = h("tr", {}, columns.map((c) => h("th", { class: c.num ? "num" : "" }, c.label)));
   const body = rows.map((row) => {
     const tr = h("tr", { class: [onRow ? "clickable" : "", rowClass ? rowClass(row) : ""].join(" ").trim() },
-      columns.map((c) => h("td", { class: [c.num ? "num" : "", c.class || ""].join(" ").trim() }, c.value(row))));
+      columns.map((c) => {
+        const value = c.value(row);
+        const title = c.title ? c.title(row) : typeof value === "string" && /\b(name|clip)\b/.test(c.class || "") ? value : undefined;
+        return h("td", { class: [c.num ? "num" : "", c.class || ""].join(" ").trim(), title }, value);
+      }));
     if (onRow) {
       tr.tabIndex = 0;
       tr.addEventListener("click", () => onRow(row, tr));
