@@ -167,6 +167,9 @@ def test_keysets_create_and_grant(driver, wait, names, shoot):
     driver.find_element(By.CSS_SELECTOR, "[data-action=grant]").click()
     token = visible(wait, "[data-test=token]")
     assert re.fullmatch(r"[A-Za-z0-9_=-]{40,}", token.text)
+    # The console reads the token back: the granted channel and its permissions.
+    details = driver.find_element(By.CSS_SELECTOR, "[data-test=token] + .stack")
+    assert "secure-room" in details.text and "read, write" in details.text
     driver.execute_script("document.getElementById('view').scrollTop = 0")
     shoot("keysets")
 

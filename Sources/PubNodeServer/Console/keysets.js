@@ -5,8 +5,27 @@ import { admin, authTokens, request, seg, consoleUUID } from "./api.js";
 import { badge, busy, confirmAction, field, fill, h, num, onSubmit, panel, table, toast } from "./ui.js";
 import { keysets, refreshKeysets } from "./store.js";
 import { canonicalQuery, signV2 } from "./sign.js";
+import { parseToken } from "./token.js";
 
 const BITS = [["read", 1], ["write", 2], ["manage", 4], ["delete", 8], ["get", 32], ["update", 64], ["join", 128]];
+
+/** What a token grants, as a small table (its signature is not checked here). */
+function tokenDetails(token) {
+  let t;
+  try { t = parseToken(token); } catch (error) { return h("div", { class: "muted" }, "Not a token: " + error.message); }
+  return h("div", { class: "stack" },
+    h("dl", { class: "kv" },
+      h("dt", {}, "Issued"), h("dd", {}, t.issued.toLocaleString()),
+      h("dt", {}, "Expires"), h("dd", {}, `${t.expires.toLocaleString()} (ttl ${t.ttl} min)`),
+      h("dt", {}, "Authorized uuid"), h("dd", {}, t.uuid || "any"),
+      t.meta && Object.keys(t.meta).length ? [h("dt", {}, "Meta"), h("dd", {}, JSON.stringify(t.meta))] : null),
+    table([
+      { label: "Type", value: (r) => r.kind },
+      { label: "Match", value: (r) => r.match },
+      { label: "Name", value: (r) => r.name, class: "name" },
+      { label: "Permissions", value: (r) => r.permissions },
+    ], t.resources, { empty: "Grants no resources." }));
+}
 
 export function mount(root) {
   const listBox = h("div", { dataset: { test: "keysets" } });
@@ -38,7 +57,6 @@ export function mount(root) {
       { label: "Publish key", value: (k) => k.publishKey, class: "name" },
       { label: "Access", value: (k) => (k.accessManager ? badge("access manager", "violet") : badge("open")) },
       { label: "State", value: (k) => (k.disabled ? badge("disabled", "bad") : badge("enabled", "ok")) },
-      { label: "Origin", value: (k) => h("span", { class: "muted" }, k.origin) },
       { label: "Admitted", value: (k) => num(k.counters && k.counters.admitted), num: true },
       { label: "Refused", value: (k) => num(k.counters && k.counters.refused), num: true },
       { label: "", value: (k) => (k.origin !== "created" ? h("span", { class: "faint small" }, "from configuration") : h("div", { class: "cell-actions" },
@@ -125,6 +143,7 @@ export function mount(root) {
       const token = answer.data.token;
       fill(output, h("div", { class: "stack" },
         h("div", { class: "token-out", dataset: { test: "token" } }, token),
+        tokenDetails(token),
         h("div", { class: "row" },
           h("button", { type: "button", class: "btn btn-sm", onclick: () => navigator.clipboard?.writeText(token).then(() => toast("Token copied")) }, "Copy"),
           h("button", { type: "button", class: "btn btn-sm", onclick: () => { authTokens.set(subscribeKey, token); toast(`The console now uses this token on ${subscribeKey}`); } },
@@ -133,9 +152,15 @@ export function mount(root) {
     fill(grantBox, form);
   }
 
+  const parseInput = h("input", { type: "text", class: "mono", placeholder: "paste a token", dataset: { field: "parse-token" } });
+  const parsed = h("div", {});
+  const parseForm = onSubmit(h("form", { class: "row" }, field("Token", parseInput, "grow"),
+    h("button", { type: "submit", class: "btn" }, "Parse")), async () => { fill(parsed, tokenDetails(parseInput.value)); });
+
   root.append(h("div", { class: "stack" },
     panel("Keysets", h("div", {}, listBox), { flush: true, actions: [h("button", { class: "btn btn-sm", onclick: () => renderList() }, "Refresh")] }),
     panel("Create a keyset", h("div", { class: "stack" }, createForm, secretBox)),
-    panel("Grant a token", grantBox)));
+    panel("Grant a token", grantBox),
+    panel("Parse a token", h("div", { class: "stack" }, parseForm, parsed))));
   renderList().then(renderGrant);
 }
