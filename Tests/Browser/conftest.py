@@ -17,6 +17,7 @@ import uuid
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -86,6 +87,8 @@ def shoot(driver):
         if not enabled:
             return
         SHOTS.mkdir(parents=True, exist_ok=True)
+        # No hover highlight: rest the pointer on the page title.
+        ActionChains(driver).move_to_element(driver.find_element(By.ID, "view-title")).perform()
         # Let the latest sample render, then blur so no focus ring shows.
         driver.execute_script(
             "document.activeElement && document.activeElement.blur && document.activeElement.blur();"

@@ -165,13 +165,27 @@ def test_keysets_create_and_grant(driver, wait, names, shoot):
     assert driver.find_element(By.CSS_SELECTOR, "[data-field=grant-secret]").get_attribute("value")
     driver.find_element(By.CSS_SELECTOR, ".perm-row input[type=text]").send_keys("secure-room")
     driver.find_element(By.CSS_SELECTOR, "[data-action=grant]").click()
-    token = visible(wait, "[data-test=token]")
-    assert re.fullmatch(r"[A-Za-z0-9_=-]{40,}", token.text)
+    token = visible(wait, "[data-test=token]").text
+    assert re.fullmatch(r"[A-Za-z0-9_=-]{40,}", token)
     # The console reads the token back: the granted channel and its permissions.
     details = driver.find_element(By.CSS_SELECTOR, "[data-test=token] + .stack")
     assert "secure-room" in details.text and "read, write" in details.text
     driver.execute_script("document.getElementById('view').scrollTop = 0")
     shoot("keysets")
+    # A debug client on the Access Manager keyset with that token subscribes and publishes.
+    driver.find_element(By.CSS_SELECTOR, "[data-action=token-client]").click()
+    on_view(wait, "clients")
+    client = wait.until(lambda d: [c for c in d.find_elements(By.CSS_SELECTOR, ".client")
+                                   if c.find_element(By.CSS_SELECTOR, "[data-field=auth]").get_attribute("value") == token][0])
+    uuid = client.get_attribute("data-uuid")
+    assert driver.switch_to.active_element.get_attribute("data-field") == "channels"
+    driver.switch_to.active_element.send_keys("secure-room", Keys.ENTER)
+    wait.until(lambda d: client_panel(d, uuid).find_element(By.CSS_SELECTOR, "[data-status]").text == "listening")
+    message = client_panel(driver, uuid).find_element(By.CSS_SELECTOR, "[data-field=message]")
+    message.clear()
+    message.send_keys('{"secure":true}', Keys.ENTER)
+    wait.until(lambda d: [line for line in client_panel(d, uuid).find_elements(
+        By.CSS_SELECTOR, ".log-line[data-kind=message]") if '"secure":true' in line.text])
 
 
 def test_channels_view_and_inspector(driver, wait, names, shoot):

@@ -16,9 +16,9 @@ const views = [
   { id: "overview", title: "Overview", key: "o", module: overview },
   { id: "channels", title: "Channels", key: "c", module: channels },
   { id: "clients", title: "Debug clients", key: "d", module: clients },
-  { id: "presence", title: "Presence", key: "p", module: presence },
-  { id: "history", title: "History", key: "h", module: history },
-  { id: "groups", title: "Channel groups", key: "r", module: groups },
+  { id: "presence", title: "Presence", key: "p", module: presence, keyset: true },
+  { id: "history", title: "History", key: "h", module: history, keyset: true },
+  { id: "groups", title: "Channel groups", key: "r", module: groups, keyset: true },
   { id: "hooks", title: "Hooks", key: "w", module: hooks },
   { id: "keysets", title: "Keysets & tokens", key: "k", module: keysetsView },
 ];
@@ -136,6 +136,9 @@ function route() {
     if (a.dataset.view === view.id) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
   $("view-title").textContent = view.title;
+  // The keyset picker applies to the views that work on one keyset.
+  if (params.key && keysets.list.some((k) => k.subscribeKey === params.key)) selectKeyset(params.key);
+  document.querySelector(".keyset-pick").hidden = !view.keyset;
   document.title = `${view.title} · PubNode console`;
   const root = $("view");
   root.replaceChildren();
@@ -170,17 +173,17 @@ async function enterShell() {
 // ---- keyboard ------------------------------------------------------------------------------
 
 function showHelp() {
+  const key = (k) => h("kbd", {}, k);
   const rows = [
-    ["g then o c d p h r w k", "Go to a view (overview, channels, debug clients, presence, history, groups, hooks, keysets)"],
-    ["1 … 8", "Go to the n-th view"],
-    ["/", "Focus the view's filter or first field"],
-    ["Enter", "Submit the focused form; open the focused row"],
-    ["Esc", "Leave a field, close a dialog"],
-    ["t", "Toggle light / dark theme"],
-    ["?", "This help"],
+    ...views.map((v, i) => [[key("g"), " ", key(v.key), h("span", { class: "muted small" }, "  or  "), key(String(i + 1))], v.title]),
+    [[key("/")], "Focus the view's filter or first field"],
+    [[key("Enter")], "Submit the focused form; open the focused row"],
+    [[key("Esc")], "Leave a field; close a dialog"],
+    [[key("n")], "New debug client (in Debug clients)"],
+    [[key("t")], "Toggle light / dark theme"],
+    [[key("?")], "Show these shortcuts"],
   ];
-  fill($("help-keys"), rows.map(([k, d]) => h("tr", {}, h("td", {}, k.split(" ").map((part) =>
-    part === "then" || part === "…" ? h("span", { class: "muted small" }, ` ${part} `) : [h("kbd", {}, part), " "])), h("td", {}, d))));
+  fill($("help-keys"), rows.map(([keys, text]) => h("tr", {}, h("td", {}, keys), h("td", {}, text))));
   $("help-dialog").showModal();
 }
 
@@ -205,7 +208,8 @@ document.addEventListener("keydown", (e) => {
     return;
   }
   if (e.key === "t") { toggleTheme(); return; }
-  if (e.key === "?") { showHelp(); }
+  if (e.key === "?") { showHelp(); return; }
+  if (current.view && current.view.module.onKey && current.view.module.onKey(e.key)) e.preventDefault();
 });
 $("theme-toggle").addEventListener("click", toggleTheme);
 $("help-toggle").addEventListener("click", showHelp);

@@ -58,8 +58,10 @@ export function mount(root, { params, navigate }) {
         ] : null), {
         actions: [
           h("button", { class: "btn btn-sm", onclick: () => inspect() }, "Refresh"),
+          h("button", { class: "btn btn-sm", title: "Open in the Presence view", onclick: () => navigate("presence", { key, channel: name }) }, "Presence"),
+          h("button", { class: "btn btn-sm", title: "Open in the History view", onclick: () => navigate("history", { key, channel: name }) }, "History"),
           h("button", { class: "btn btn-sm btn-primary", dataset: { action: "debug-client" },
-            onclick: () => navigate("clients", { key, channel: name }) }, "Subscribe a debug client"),
+            onclick: () => navigate("clients", { key, channel: name }) }, "Debug client"),
         ],
       }),
       panel("Here now", presenceBox, { flush: true }),

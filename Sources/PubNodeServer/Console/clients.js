@@ -22,7 +22,7 @@ export function addClient(options = {}) {
     subscribeKey: keyset.subscribeKey || "demo",
     channels: options.channels || "",
     groups: options.groups || "",
-    presence: options.presence ?? true,
+    presence: options.presence ?? !keyset.accessManager, // a token rarely grants the -pnpres channels
     auth: options.auth || "",
     state: options.state || "",
     publishChannel: names(options.channels || "").find((c) => !c.endsWith(".*")) || "",
@@ -273,21 +273,33 @@ function renderEmpty() {
     "No debug clients yet. Add one to subscribe to channels, watch messages arrive and publish."));
 }
 
+function newClient() {
+  const client = addClient();
+  renderEmpty();
+  client.el.querySelector("[data-field=channels]").focus();
+  client.el.scrollIntoView({ block: "nearest" });
+}
+
+/** View shortcuts: `n` adds a client. */
+export function onKey(key) {
+  if (key !== "n" || !view) return false;
+  newClient();
+  return true;
+}
+
 export function mount(root, { params }) {
   const grid = h("div", { class: "clients", dataset: { test: "clients" } });
-  const addButton = h("button", { type: "button", class: "btn btn-primary", dataset: { action: "add-client" } }, "Add client");
-  addButton.addEventListener("click", () => {
-    const client = addClient();
-    renderEmpty();
-    client.el.querySelector("[data-field=channels]").focus();
-  });
+  const addButton = h("button", { type: "button", class: "btn btn-primary", dataset: { action: "add-client" }, title: "New debug client (n)" }, "Add client");
+  addButton.addEventListener("click", newClient);
   root.append(h("div", { class: "toolbar" }, addButton,
-    h("span", { class: "muted small" }, "Each client runs its own long-poll. Enter in a field subscribes; Enter in the message publishes (Shift+Enter: new line).")), grid);
+    h("span", { class: "muted small" }, "Each client runs its own long-poll. n adds a client; Enter in a field subscribes; Enter in the message publishes (Shift+Enter: new line).")), grid);
   view = { root, grid };
   for (const client of clients) grid.append(renderClient(client));
-  if (params.channel && params.key) {
-    addClient({ subscribeKey: params.key, channels: params.channel, start: true });
-    history.replaceState(null, "", "#/clients");
+  if (params.key && (params.channel || params.auth)) {
+    // From the channel inspector (subscribes at once) or a freshly granted token (asks for channels).
+    const client = addClient({ subscribeKey: params.key, channels: params.channel || "", auth: params.auth || "", start: !!params.channel });
+    if (!params.channel) requestAnimationFrame(() => client.el && client.el.querySelector("[data-field=channels]").focus());
+    window.history.replaceState(null, "", "#/clients");
   }
   renderEmpty();
   return () => { view = null; for (const client of clients) client.el = null; };

@@ -27,7 +27,7 @@ function tokenDetails(token) {
     ], t.resources, { empty: "Grants no resources." }));
 }
 
-export function mount(root) {
+export function mount(root, { navigate }) {
   const listBox = h("div", { dataset: { test: "keysets" } });
   const secretBox = h("div", {});
 
@@ -54,9 +54,9 @@ export function mount(root) {
     try { await refreshKeysets(); } catch (error) { fill(listBox, h("div", { class: "empty" }, error.message)); return; }
     fill(listBox, table([
       { label: "Subscribe key", value: (k) => k.subscribeKey, class: "name" },
-      { label: "Publish key", value: (k) => k.publishKey, class: "name" },
-      { label: "Access", value: (k) => (k.accessManager ? badge("access manager", "violet") : badge("open")) },
-      { label: "State", value: (k) => (k.disabled ? badge("disabled", "bad") : badge("enabled", "ok")) },
+      { label: "Publish key", value: (k) => k.publishKey, class: "name short" },
+      { label: "Access", value: (k) => h("span", { class: "badges" }, k.accessManager ? badge("access manager", "violet") : badge("open"),
+        k.disabled ? badge("disabled", "bad") : null) },
       { label: "Admitted", value: (k) => num(k.counters && k.counters.admitted), num: true },
       { label: "Refused", value: (k) => num(k.counters && k.counters.refused), num: true },
       { label: "", value: (k) => (k.origin !== "created" ? h("span", { class: "faint small" }, "from configuration") : h("div", { class: "cell-actions" },
@@ -146,6 +146,8 @@ export function mount(root) {
         tokenDetails(token),
         h("div", { class: "row" },
           h("button", { type: "button", class: "btn btn-sm", onclick: () => navigator.clipboard?.writeText(token).then(() => toast("Token copied")) }, "Copy"),
+          h("button", { type: "button", class: "btn btn-sm", dataset: { action: "token-client" },
+            onclick: () => navigate("clients", { key: subscribeKey, auth: token }) }, "Open a debug client with it"),
           h("button", { type: "button", class: "btn btn-sm", onclick: () => { authTokens.set(subscribeKey, token); toast(`The console now uses this token on ${subscribeKey}`); } },
             "Use for the console's requests on this keyset"))));
     });
