@@ -10,6 +10,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -35,7 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start_node DIR ARGS...: starts the node; sets NODE_PID, PORT and STARTUP (seconds until it answered).
 start_node() {

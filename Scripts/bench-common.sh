@@ -1,0 +1,12 @@
+# Helpers shared by the benchmark scripts (sourced, not run).
+
+# A free loopback TCP port.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# The median of the numbers given as arguments.
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# A field of the last JSON line pubnode-load wrote to FILE: result_field FILE NAME.
+result_field() {
+    python3 -c 'import json,sys; print(json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])[sys.argv[2]])' "$1" "$2"
+}
