@@ -6,6 +6,9 @@ import { badge, busy, clock, field, fill, h, toast, ttTime } from "./ui.js";
 import { keysets } from "./store.js";
 
 const MAX_LOG = 400;
+// A browser keeps at most 6 HTTP/1.1 connections per host; each running client holds one for its
+// long-poll, so more would stall the console's own requests.
+const MAX_RUNNING = 4;
 const clients = [];
 let counter = 0;
 let view = null; // {root, grid} while the view is mounted
@@ -164,6 +167,10 @@ function start(client) {
   if (client.running) return;
   const sub = subscription(client);
   if (!sub.channels.length && !sub.groups.length) { toast("Give at least one channel or channel group", "bad"); return; }
+  if (clients.filter((c) => c.running).length >= MAX_RUNNING) {
+    toast(`At most ${MAX_RUNNING} clients listen at once: the browser keeps 6 connections per host and each listening client holds one. Unsubscribe another first.`, "bad");
+    return;
+  }
   if (!client.publishChannel) {
     client.publishChannel = sub.channels.find((c) => !c.endsWith(".*")) || "";
     const input = client.el && client.el.querySelector("[data-field=publish-channel]");

@@ -27,19 +27,17 @@ export function mount(root) {
   });
 
   async function loadGroups() {
-    let groups = [];
     try {
       const answer = await request(base() + q());
-      groups = (answer.payload && answer.payload.groups) || [];
-    } catch (error) {
-      fill(groupsBox, h("div", { class: "empty" }, error.status === 403 ? `Listing every group needs the keyset's secret: ${error.message}` : error.message));
-    }
-    if (groups.length || !groupsBox.childElementCount) {
-      fill(groupsBox, table([{ label: "Group", value: (g) => g, class: "name" }], groups.sort(), {
+      const groups = ((answer.payload && answer.payload.groups) || []).sort();
+      if (selected && !groups.includes(selected)) selected = "";
+      fill(groupsBox, table([{ label: "Group", value: (g) => g, class: "name" }], groups, {
         empty: "No channel groups on this keyset.", testId: "groups",
         rowClass: (g) => (g === selected ? "selected" : ""),
         onRow: (g) => { selected = g; loadGroups(); },
       }));
+    } catch (error) {
+      fill(groupsBox, h("div", { class: "empty" }, error.status === 403 ? `Listing every group needs the keyset's secret: ${error.message}` : error.message));
     }
     await loadDetail();
   }
