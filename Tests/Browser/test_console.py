@@ -10,7 +10,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import text_in, visible
+from conftest import publish, text_in, visible
 
 pytestmark = pytest.mark.usefixtures("traffic")
 
@@ -131,7 +131,7 @@ def test_history_fetch_count_delete(driver, wait, names, shoot):
     text_in(wait, "[data-test=count-value]", "0")
 
 
-def test_channel_group_add_and_list(driver, wait, names, shoot):
+def test_channel_group_add_and_list(driver, wait, names, shoot, base_url):
     keys(driver, "6")
     on_view(wait, "groups")
     driver.find_element(By.CSS_SELECTOR, "[data-field=group]").send_keys(names["group"])
@@ -142,6 +142,20 @@ def test_channel_group_add_and_list(driver, wait, names, shoot):
     channels = driver.find_element(By.CSS_SELECTOR, "table[data-test=group-channels]").text
     assert names["channel"] in channels and "news" in channels
     shoot("groups")
+    # A debug client subscribed to the group receives what is published on a member channel.
+    keys(driver, "3")
+    on_view(wait, "clients")
+    driver.find_element(By.CSS_SELECTOR, "[data-action=add-client]").click()
+    panel = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".client")[-1])
+    uuid = panel.get_attribute("data-uuid")
+    panel.find_element(By.CSS_SELECTOR, "[data-field=groups]").send_keys(names["group"], Keys.ENTER)
+    wait.until(lambda d: client_panel(d, uuid).find_element(By.CSS_SELECTOR, "[data-status]").text == "listening")
+    publish(base_url, "alerts", {"alert": "disk"})
+    line = wait.until(lambda d: [l for l in client_panel(d, uuid).find_elements(
+        By.CSS_SELECTOR, ".log-line[data-kind=message]") if '"alert":"disk"' in l.text])[0]
+    assert "via " + names["group"] in line.text
+    client_panel(driver, uuid).find_element(By.CSS_SELECTOR, "[data-action=toggle]").click()  # unsubscribe
+    wait.until(lambda d: client_panel(d, uuid).find_element(By.CSS_SELECTOR, "[data-status]").text == "stopped")
 
 
 def test_hooks_view_renders(driver, wait, shoot):
