@@ -25,7 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT = 15
 REPO = pathlib.Path(__file__).resolve().parents[2]
-SHOTS = REPO / "Docs" / "console"
+SHOTS = pathlib.Path(os.environ.get("BROWSER_SHOTS_DIR") or REPO / "Docs" / "console")
 
 
 def pytest_configure(config):
@@ -65,7 +65,7 @@ def driver():
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                            {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+                            {"features": [{"name": "prefers-color-scheme", "value": os.environ.get("BROWSER_COLOR_SCHEME", "light")}]})
     yield browser
     errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
     browser.quit()
@@ -90,7 +90,9 @@ def shoot(driver):
             return
         SHOTS.mkdir(parents=True, exist_ok=True)
         # No hover highlight: rest the pointer on the page title.
-        ActionChains(driver).move_to_element(driver.find_element(By.ID, "view-title")).perform()
+        title = driver.find_element(By.ID, "view-title")
+        if title.is_displayed():
+            ActionChains(driver).move_to_element(title).perform()
         # Let the latest sample render, then blur so no focus ring shows.
         driver.execute_script(
             "document.activeElement && document.activeElement.blur && document.activeElement.blur();"

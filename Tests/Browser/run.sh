@@ -3,7 +3,8 @@
 #
 # Usage: bash Tests/Browser/run.sh [extra pytest args]
 #   PUBNODE_BIN          binary to test (default: $REPO/.build/debug/pubnode). It must already be built.
-#   PUBNODE_SCREENSHOTS  1: save each view to Docs/console/<view>.png (1280x800).
+#   PUBNODE_SCREENSHOTS  1: save each view to Docs/console/<view>.png (1280x800);
+#                        BROWSER_SHOTS_DIR elsewhere, BROWSER_COLOR_SCHEME=dark in the dark theme.
 # Needs the Debian packages chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver).
 set -euo pipefail
 

@@ -232,11 +232,13 @@ def test_overview_screenshots(driver, wait, shoot):
         WebDriverWait(driver, 90).until(
             lambda d: int(d.find_element(By.CSS_SELECTOR, "#view canvas").get_attribute("data-samples") or 0) >= 30)
     shoot("overview")
+    # `t` switches to the other theme and back (the browser starts in the light one).
+    dark = os.environ.get("BROWSER_COLOR_SCHEME") == "dark"
     keys(driver, "t")
-    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.theme") == "dark")
-    shoot("overview-dark")
+    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.theme") == ("light" if dark else "dark"))
+    shoot("overview-light" if dark else "overview-dark")
     keys(driver, "t")
-    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.theme") == "light")
+    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.theme") == ("dark" if dark else "light"))
 
 
 def test_sign_out_returns_to_login(driver, wait, shoot):
