@@ -11,7 +11,7 @@ export function mount(root, { params, navigate }) {
   const filterInput = h("input", { type: "search", placeholder: "Filter channels  ( / )", dataset: { filter: "" }, "aria-label": "Filter channels" });
   const tableBox = h("div", { class: "scroll" });
   const inspector = h("div", { class: "stack", dataset: { test: "inspector" } });
-  root.append(h("div", { class: "split" },
+  root.append(h("div", { class: "split-wide" },
     panel("Busiest channels", tableBox, { flush: true, actions: [filterInput] }),
     inspector));
 
@@ -49,20 +49,19 @@ export function mount(root, { params, navigate }) {
     const presenceBox = h("div", {}, h("div", { class: "empty" }, "Loading…"));
     const historyBox = h("div", {}, h("div", { class: "empty" }, "Loading…"));
     fill(inspector,
-      panel(h("span", { class: "mono" }, name), h("dl", { class: "kv" },
+      panel(h("span", { class: "mono" }, name), h("div", { class: "stack" }, h("dl", { class: "kv" },
         h("dt", {}, "Keyset"), h("dd", {}, key),
         selected.publishes !== undefined ? [
           h("dt", {}, "Published"), h("dd", {}, `${num(selected.publishes)} · ${rate(selected.perSecond)} msg/s`),
           h("dt", {}, "Buffered"), h("dd", {}, `${num(selected.buffered)} · ${num(selected.parked)} parked`),
           h("dt", {}, "Last timetoken"), h("dd", {}, selected.lastTimetoken ? tt(selected.lastTimetoken) : "–"),
-        ] : null), {
-        actions: [
-          h("button", { class: "btn btn-sm", onclick: () => inspect() }, "Refresh"),
-          h("button", { class: "btn btn-sm", title: "Open in the Presence view", onclick: () => navigate("presence", { key, channel: name }) }, "Presence"),
-          h("button", { class: "btn btn-sm", title: "Open in the History view", onclick: () => navigate("history", { key, channel: name }) }, "History"),
+        ] : null),
+        h("div", { class: "row" },
           h("button", { class: "btn btn-sm btn-primary", dataset: { action: "debug-client" },
             onclick: () => navigate("clients", { key, channel: name }) }, "Debug client"),
-        ],
+          h("button", { class: "btn btn-sm", title: "Open in the Presence view", onclick: () => navigate("presence", { key, channel: name }) }, "Presence"),
+          h("button", { class: "btn btn-sm", title: "Open in the History view", onclick: () => navigate("history", { key, channel: name }) }, "History"))), {
+        actions: [h("button", { class: "btn btn-sm", onclick: () => inspect() }, "Refresh")],
       }),
       panel("Here now", presenceBox, { flush: true }),
       panel("Last messages", historyBox, { flush: true }));

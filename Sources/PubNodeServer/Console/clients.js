@@ -233,8 +233,8 @@ function renderClient(client) {
   const logBox = h("div", { class: "log", dataset: { test: "log" }, tabIndex: 0 },
     client.log.length ? client.log.map(logLine) : h("div", { class: "log-empty" }, "Subscribe to see messages, signals and presence events here."));
   const pub = h("form", { class: "client-pub" },
-    bind(h("input", { type: "text", class: "mono", dataset: { field: "publish-channel" }, placeholder: "channel", "aria-label": "Publish channel" }), "publishChannel"),
-    bind(h("textarea", { rows: 1, dataset: { field: "message" }, spellcheck: false, "aria-label": "Message JSON" }), "message"),
+    bind(h("textarea", { rows: 1, dataset: { field: "message" }, spellcheck: false, "aria-label": "Message JSON", placeholder: "JSON message" }), "message"),
+    bind(h("input", { type: "text", class: "mono", dataset: { field: "publish-channel" }, placeholder: "channel to publish to", "aria-label": "Publish channel" }), "publishChannel"),
     h("div", { class: "btns" },
       h("button", { type: "submit", class: "btn btn-primary", dataset: { action: "publish" } }, "Publish"),
       h("button", { type: "button", class: "btn", dataset: { action: "signal" } }, "Signal")));
@@ -299,7 +299,7 @@ export function mount(root, { params }) {
   const addButton = h("button", { type: "button", class: "btn btn-primary", dataset: { action: "add-client" }, title: "New debug client (n)" }, "Add client");
   addButton.addEventListener("click", newClient);
   root.append(h("div", { class: "toolbar" }, addButton,
-    h("span", { class: "muted small" }, "Each client runs its own long-poll. n adds a client; Enter in a field subscribes; Enter in the message publishes (Shift+Enter: new line).")), grid);
+    h("span", { class: "muted small" }, "Each client runs its own long-poll.  n adds a client · Enter in a field subscribes · Enter in the message publishes (Shift+Enter: new line)")), grid);
   view = { root, grid };
   for (const client of clients) grid.append(renderClient(client));
   if (params.key && (params.channel || params.auth)) {
