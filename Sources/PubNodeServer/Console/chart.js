@@ -13,10 +13,10 @@ function niceMax(value) {
 }
 
 /**
- * Draws `series` ([{key, color}]) of `points` ([{at: ms, [key]: number}]) over the last
- * `windowMs` ending now.
+ * Draws `series` ([{key, color, label}]) of `points` ([{at: ms, [key]: number}]) over the last
+ * `windowMs` ending now; with `hoverX` (CSS pixels from the left), marks the nearest sample.
  */
-export function drawChart(canvas, points, series, windowMs = 120_000) {
+export function drawChart(canvas, points, series, { windowMs = 120_000, hoverX = null } = {}) {
   const dpr = window.devicePixelRatio || 1;
   const width = canvas.clientWidth, height = canvas.clientHeight;
   if (!width || !height) return;
@@ -72,5 +72,31 @@ export function drawChart(canvas, points, series, windowMs = 120_000) {
     g.fillStyle = color;
     g.fill();
     g.globalAlpha = 1;
+  }
+
+  if (hoverX !== null && visible.length) {
+    const nearest = visible.reduce((best, p) => (Math.abs(x(p.at) - hoverX) < Math.abs(x(best.at) - hoverX) ? p : best));
+    const xx = Math.round(x(nearest.at)) + 0.5;
+    g.strokeStyle = css("--faint");
+    g.lineWidth = 1;
+    g.beginPath(); g.moveTo(xx, pad.top); g.lineTo(xx, pad.top + plotH); g.stroke();
+    const time = new Date(nearest.at).toLocaleTimeString();
+    const lines = [time, ...series.map((s) => `${(nearest[s.key] || 0).toFixed(1)} ${s.label}`)];
+    g.font = `12px ${font}`;
+    const boxW = Math.max(...lines.map((l) => g.measureText(l).width)) + 20, boxH = lines.length * 17 + 10;
+    const bx = xx + 10 + boxW > width - pad.right ? xx - 10 - boxW : xx + 10;
+    g.fillStyle = css("--panel");
+    g.strokeStyle = css("--border-strong");
+    g.beginPath(); g.rect(bx, pad.top + 4, boxW, boxH); g.fill(); g.stroke();
+    g.textAlign = "left";
+    g.textBaseline = "top";
+    lines.forEach((line, i) => {
+      g.fillStyle = i === 0 ? css("--muted") : css(series[i - 1].color);
+      g.fillText(line, bx + 10, pad.top + 10 + i * 17);
+    });
+    for (const s of series) {
+      g.fillStyle = css(s.color);
+      g.beginPath(); g.arc(xx, y(nearest[s.key] || 0), 3, 0, 2 * Math.PI); g.fill();
+    }
   }
 }

@@ -18,6 +18,7 @@ export function mount(root, { navigate }) {
   const cards = h("div", { class: "stats", dataset: { test: "overview-cards" } });
   const canvas = h("canvas", { "aria-label": "Publish and delivery rates over the last two minutes", role: "img" });
   const legend = h("div", { class: "legend" });
+  let hoverX = null;
   const keysetsBox = h("div", {});
   const channelsBox = h("div", {});
   const nodeBox = h("div", {});
@@ -40,7 +41,7 @@ export function mount(root, { navigate }) {
       card("Published", num(totals.publishes), `${num(totals.signals)} signals · ${num(totals.fires)} fires`, "publishes"),
       card("Delivered", num(totals.deliveries), `${num(totals.bufferGaps)} gaps · ${num(totals.rateLimited)} limited`, "deliveries"));
     fill(legend, SERIES.map((x) => h("span", {}, h("span", { class: "sw " + (x.key === "publishes" ? "sw-1" : "sw-2") }), x.label)));
-    drawChart(canvas, s.rates, SERIES);
+    drawChart(canvas, s.rates, SERIES, { hoverX });
     canvas.dataset.samples = String(s.rates.length);
     fill(keysetsBox, table([
       { label: "Subscribe key", value: (k) => k.subscribeKey, class: "name" },
@@ -65,7 +66,9 @@ export function mount(root, { navigate }) {
       h("dt", {}, "Timetoken"), h("dd", {}, node.timetoken ? tt(node.timetoken) : "–")));
   };
   const unsubscribe = onStats(render);
-  const redraw = () => drawChart(canvas, stats.rates, SERIES);
+  const redraw = () => drawChart(canvas, stats.rates, SERIES, { hoverX });
+  canvas.addEventListener("mousemove", (e) => { hoverX = e.offsetX; redraw(); });
+  canvas.addEventListener("mouseleave", () => { hoverX = null; redraw(); });
   window.addEventListener("resize", redraw);
   window.addEventListener("pubnode:theme", redraw);
   return () => {
