@@ -245,3 +245,25 @@ def test_sign_out_returns_to_login(driver, wait, shoot):
     driver.find_element(By.ID, "logout").click()
     visible(wait, "#login-token")
     shoot("login")
+
+
+def test_signature_fallback_matches_webcrypto(driver, wait, base_url):
+    """Over plain HTTP to a remote host there is no WebCrypto; the JavaScript HMAC must agree with it."""
+    driver.get(base_url + "/console")
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/console/sign.js").then(async ({ hmacSHA256, hmacFallback }) => {
+          const enc = new TextEncoder();
+          const cases = [["secret", ""], ["k", "POST\\npub\\n/v3/pam/sub/grant\\ntimestamp=1&uuid=u\\n{}"],
+                         ["x".repeat(100), "é€😀".repeat(40)], ["key", "a".repeat(64)], ["key", "b".repeat(55)]];
+          const hex = (b) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+          const out = [];
+          for (const [key, message] of cases) {
+            out.push([hex(await hmacSHA256(key, message)), hex(hmacFallback(enc.encode(key), enc.encode(message)))]);
+          }
+          done(out);
+        }, (error) => done(String(error)));
+    """)
+    assert isinstance(result, list), result
+    for webcrypto, fallback in result:
+        assert webcrypto == fallback

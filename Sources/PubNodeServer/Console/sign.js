@@ -68,7 +68,8 @@ function sha256(data) {
   return out;
 }
 
-function hmacFallback(key, message) {
+/** HMAC-SHA256 in JavaScript, for pages served over plain HTTP (no WebCrypto there). */
+export function hmacFallback(key, message) {
   let k = key.length > 64 ? sha256(key) : key;
   const block = new Uint8Array(64);
   block.set(k);
