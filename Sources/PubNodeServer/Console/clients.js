@@ -26,6 +26,8 @@ export function addClient(options = {}) {
     channels: options.channels || "",
     groups: options.groups || "",
     presence: options.presence ?? !keyset.accessManager, // a token rarely grants the -pnpres channels
+    heartbeat: options.heartbeat || "",
+    heartbeatTimer: 0,
     auth: options.auth || "",
     state: options.state || "",
     publishChannel: names(options.channels || "").find((c) => !c.endsWith(".*")) || "",
@@ -137,7 +139,7 @@ async function loop(client) {
     const controller = client.controller;
     const params = { tt: client.tt, tr: client.tr ?? undefined, uuid: client.uuid,
       "channel-group": sub.subGroups.join(",") || undefined, auth: client.auth || undefined,
-      state: client.tt === "0" ? state : undefined };
+      state: client.tt === "0" ? state : undefined, heartbeat: heartbeatSeconds(client) || undefined };
     try {
       const answer = await request(path + query(params), { signal: controller.signal });
       if (!client.running) return;
@@ -154,6 +156,7 @@ async function loop(client) {
       log(client, { kind: "error", label: "error", text: `subscribe: ${error.message}` });
       if (error.status && error.status >= 400 && error.status < 500) {
         client.running = false;
+        clearInterval(client.heartbeatTimer);
         setStatus(client, "error", `refused (${error.status})`);
         return;
       }
@@ -161,6 +164,28 @@ async function loop(client) {
       await wait(3000, controller.signal);
     }
   }
+}
+
+/** The presence timeout asked for (seconds), 0 for the keyset's default. */
+function heartbeatSeconds(client) {
+  const seconds = Number.parseInt(String(client.heartbeat).trim(), 10);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
+}
+
+/**
+ * With a presence timeout shorter than a parked long-poll, heartbeats keep the uuid present, as
+ * the SDKs do (every timeout / 2 - 1 seconds).
+ */
+function startHeartbeats(client) {
+  const seconds = heartbeatSeconds(client);
+  if (!seconds || seconds >= 280) return;
+  const sub = subscription(client);
+  const path = `/v2/presence/sub-key/${seg(client.subscribeKey)}/channel/${list(sub.channels)}/heartbeat`;
+  client.heartbeatTimer = setInterval(() => {
+    request(path + query({ uuid: client.uuid, heartbeat: seconds, "channel-group": sub.groups.join(",") || undefined,
+      auth: client.auth || undefined }))
+      .catch((error) => log(client, { kind: "error", label: "error", text: `heartbeat: ${error.message}` }));
+  }, Math.max(5, seconds / 2 - 1) * 1000);
 }
 
 function start(client) {
@@ -179,11 +204,14 @@ function start(client) {
   client.running = true;
   client.controller = new AbortController();
   setStatus(client, "connecting", "connecting…");
+  startHeartbeats(client);
   loop(client);
 }
 
 function stop(client, { leave = true } = {}) {
   client.running = false;
+  clearInterval(client.heartbeatTimer);
+  client.heartbeatTimer = 0;
   if (client.controller) client.controller.abort();
   client.controller = null;
   setStatus(client, "stopped", "stopped");
@@ -225,8 +253,9 @@ function renderClient(client) {
     field("Channel groups", bind(h("input", { type: "text", class: "mono", dataset: { field: "groups" }, placeholder: "group-a", spellcheck: false }), "groups")),
     field("Presence state (JSON object)", bind(h("input", { type: "text", class: "mono", dataset: { field: "state" }, placeholder: '{"mood":"ok"}', spellcheck: false }), "state")),
     field("Auth token", bind(h("input", { type: "text", class: "mono", dataset: { field: "auth" }, placeholder: "Access Manager only", spellcheck: false }), "auth")),
-    h("label", { class: "check span-2" }, bind(h("input", { type: "checkbox", dataset: { field: "presence" } }), "presence", "checked"),
-      "Receive presence events (subscribe to -pnpres channels too)"),
+    field("Presence timeout (s)", bind(h("input", { type: "number", min: 0, dataset: { field: "heartbeat" }, placeholder: "keyset default" }), "heartbeat")),
+    h("label", { class: "check" }, bind(h("input", { type: "checkbox", dataset: { field: "presence" } }), "presence", "checked"),
+      "Presence events (-pnpres)"),
     h("button", { type: "submit", hidden: true }));
   form.addEventListener("submit", (e) => { e.preventDefault(); start(client); });
 
