@@ -38,7 +38,7 @@ trap cleanup EXIT
 PORT=$(free_port)
 SECRET="sec-bench-$(date +%s%N)"
 # shellcheck disable=SC2086
-"$BIN" --host 127.0.0.1 --port "$PORT" --data-dir "$WORK/data" --history-enabled false --log-level error \
+"$BIN" --host 127.0.0.1 --port "$PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" --history-enabled false --log-level error \
     --keyset demo:demo --keyset "pub-c-bench:sub-c-bench:$SECRET" ${PUBNODE_ARGS:-} >"$WORK/node.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 400); do curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1 && break; sleep 0.05; done

@@ -10,3 +10,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? 
 result_field() {
     python3 -c 'import json,sys; print(json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])[sys.argv[2]])' "$1" "$2"
 }
+
+# Flags that lift the per-address connection and parked-poll limits: a load generator opens
+# thousands of connections from one address. Left unquoted where used.
+PUBNODE_UNLIMITED="--client-connection-limit 0 --client-parked-limit 0"

@@ -44,7 +44,7 @@ start_node() {
     PORT=$(free_port)
     mkdir -p "$dir"
     local t0; t0=$(date +%s.%N)
-    "$BIN" --host 127.0.0.1 --port "$PORT" --data-dir "$dir" "$@" >>"$WORK/node.log" 2>&1 &
+    "$BIN" --host 127.0.0.1 --port "$PORT" $PUBNODE_UNLIMITED --data-dir "$dir" "$@" >>"$WORK/node.log" 2>&1 &
     NODE_PID=$!
     for _ in $(seq 1 1200); do
         if curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1; then

@@ -87,7 +87,7 @@ webhook_run() {
     local name=$1; shift
     local port; port=$(free_port)
     mkdir -p "$WORK/$name"
-    "$BIN" --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name" "$@" >"$WORK/$name.log" 2>&1 &
+    "$BIN" --host 127.0.0.1 --port "$port" $PUBNODE_UNLIMITED --data-dir "$WORK/$name" "$@" >"$WORK/$name.log" 2>&1 &
     local pid=$!
     PIDS+=($pid)
     wait_up "$port"

@@ -45,7 +45,7 @@ start() {  # start NAME FLAGS... -> port
     local name=$1; shift
     local port; port=$(free_port)
     # shellcheck disable=SC2086
-    "$BIN" --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name" --history-enabled false --log-level error \
+    "$BIN" --host 127.0.0.1 --port "$port" $PUBNODE_UNLIMITED --data-dir "$WORK/$name" --history-enabled false --log-level error \
         --admin-token "$ADMIN" "$@" ${PUBNODE_ARGS:-} >"$WORK/$name.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 400); do curl -sf "http://127.0.0.1:$port/time/0" >/dev/null 2>&1 && break; sleep 0.05; done
