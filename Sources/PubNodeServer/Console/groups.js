@@ -26,20 +26,32 @@ export function mount(root) {
     await loadGroups();
   });
 
-  async function loadGroups() {
+  const PAGE = 200;
+  let groups = [], next = null;
+  const moreButton = h("button", { type: "button", class: "btn btn-sm", hidden: true, onclick: (e) => busy(e.currentTarget, () => loadGroups({ more: true })) }, "More");
+
+  function renderGroups() {
+    fill(groupsBox, table([{ label: "Group", value: (g) => g, class: "name" }], groups, {
+      empty: "No channel groups on this keyset.", testId: "groups",
+      rowClass: (g) => (g === selected ? "selected" : ""),
+      onRow: (g) => { selected = g; renderGroups(); loadDetail(); },
+    }));
+    moreButton.hidden = !next;
+  }
+
+  /** Lists the groups a page at a time (`limit`, `start` = the previous page's `next`). */
+  async function loadGroups({ more = false } = {}) {
     try {
-      const answer = await request(base() + q());
-      const groups = ((answer.payload && answer.payload.groups) || []).sort();
-      if (selected && !groups.includes(selected)) selected = "";
-      fill(groupsBox, table([{ label: "Group", value: (g) => g, class: "name" }], groups, {
-        empty: "No channel groups on this keyset.", testId: "groups",
-        rowClass: (g) => (g === selected ? "selected" : ""),
-        onRow: (g) => { selected = g; loadGroups(); },
-      }));
+      const answer = await request(base() + q({ limit: PAGE, start: more ? next : undefined }));
+      const payload = answer.payload || {};
+      groups = more ? groups.concat(payload.groups || []) : (payload.groups || []);
+      next = payload.next || null;
+      if (!more && selected && !groups.includes(selected) && !next) selected = "";
+      renderGroups();
     } catch (error) {
       fill(groupsBox, h("div", { class: "empty" }, error.status === 403 ? `Listing every group needs the keyset's secret: ${error.message}` : error.message));
     }
-    await loadDetail();
+    if (!more) await loadDetail();
   }
 
   async function loadDetail() {
@@ -80,7 +92,7 @@ export function mount(root) {
   root.append(h("div", { class: "stack" },
     panel("Add channels to a group", addForm),
     h("div", { class: "split" },
-      panel("Groups", groupsBox, { flush: true, actions: [h("button", { class: "btn btn-sm", onclick: () => loadGroups() }, "Refresh")] }),
+      panel("Groups", groupsBox, { flush: true, actions: [moreButton, h("button", { class: "btn btn-sm", onclick: () => loadGroups() }, "Refresh")] }),
       detail)));
   const onKeyset = () => { selected = ""; loadGroups(); };
   keysets.listeners.add(onKeyset);
