@@ -121,6 +121,12 @@ public struct HistoryDatabase: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v3: hook outbox spill") { db in
+            try db.execute(sql: """
+                ALTER TABLE hook_outbox ADD COLUMN spilled INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX hook_outbox_spilled ON hook_outbox (hook, id) WHERE spilled = 1;
+                """)
+        }
         return migrator
     }
 
