@@ -154,6 +154,7 @@ let package = Package(
                 "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

@@ -28,6 +28,9 @@ public struct HistoryDatabase: Sendable {
                     INSERT INTO node_state (key, value) VALUES ('opened_at', strftime('%s', 'now'))
                     ON CONFLICT(key) DO UPDATE SET value = excluded.value
                     """)
+                // The database's identity, chosen once: `history.id` repeats it (see `HistoryFiles`).
+                try db.execute(sql: "INSERT OR IGNORE INTO node_state (key, value) VALUES ('database_id', ?)",
+                               arguments: [Int64.random(in: 1...Int64.max)])
             }
         } catch let error as HistoryError {
             throw error
@@ -36,7 +39,26 @@ public struct HistoryDatabase: Sendable {
         }
     }
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// Closes the connection (checkpointing the write-ahead log when it is the last one).
+    public func close() throws {
+        try writer.close()
+    }
+
+    /// The random identity chosen when the database was created.
+    public func identity() throws(HistoryError) -> Int64 {
+        do {
+            let value = try writer.read { db in
+                try Int64.fetchOne(db, sql: "SELECT value FROM node_state WHERE key = 'database_id'")
+            }
+            guard let value else { throw HistoryError.unavailable("the database has no identity") }
+            return value
+        } catch {
+            throw Self.runtime(error)
+        }
+    }
+
+    /// Opens (creating if needed) the database file at `path`; a node opens its data directory's
+    /// file through `HistoryFiles.open()`, which checks it first.
     public static func file(path: String, verify: Bool = true) throws(HistoryError) -> HistoryDatabase {
         var configuration = Configuration()
         configuration.label = "pubnode.history"
@@ -97,6 +119,12 @@ public struct HistoryDatabase: Sendable {
                     last_error TEXT,
                     dead INTEGER NOT NULL DEFAULT 0
                 );
+                """)
+        }
+        migrator.registerMigration("v3: hook outbox spill") { db in
+            try db.execute(sql: """
+                ALTER TABLE hook_outbox ADD COLUMN spilled INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX hook_outbox_spilled ON hook_outbox (hook, id) WHERE spilled = 1;
                 """)
         }
         return migrator

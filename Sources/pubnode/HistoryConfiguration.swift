@@ -11,6 +11,8 @@ struct HistoryConfiguration: Sendable, Equatable {
     var flushMilliseconds = 10
     /// Acknowledge a stored publish only after its commit.
     var strict = false
+    /// Start with empty history when the history files are damaged, after moving them aside.
+    var acceptEmpty = false
     /// Per-keyset overrides, by subscribe key.
     var keysets: [String: Override] = [:]
 

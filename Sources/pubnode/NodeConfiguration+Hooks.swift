@@ -4,7 +4,8 @@ import PubNodeCore
 extension NodeConfiguration {
     /// Reads one `hooks` entry: `name`, `event`, `subscribeKey`, `channels` (or `path` for
     /// on-request hooks), `url`, and optionally `secret`, `timeoutMs`, `policy`, `maxAttempts`,
-    /// `retryBaseMs`, `retryMaxMs`, `capacity`, `deadLetterCapacity`, `concurrency`, `maxReplyBytes`.
+    /// `retryBaseMs`, `retryMaxMs`, `capacity`, `maxSpilledEvents`, `deadLetterCapacity`, `concurrency`,
+    /// `maxReplyBytes`, `maxConcurrentRequests`, `maxBatch`.
     static func hook(_ item: [String: Any]) throws(ConfigurationError) -> HookSpec {
         let name = item["name"] as? String ?? ""
         guard !name.isEmpty else { throw ConfigurationError("each hook needs a name") }
@@ -35,7 +36,7 @@ extension NodeConfiguration {
                             secret: secret)
         let known: Set<String> = ["name", "event", "subscribeKey", "channels", "path", "url", "secret", "timeoutMs", "policy",
                                   "maxAttempts", "retryBaseMs", "retryMaxMs", "capacity", "deadLetterCapacity",
-                                  "concurrency", "maxReplyBytes", "maxConcurrentRequests", "maxBatch"]
+                                  "concurrency", "maxReplyBytes", "maxConcurrentRequests", "maxBatch", "maxSpilledEvents"]
         if let unknown = item.keys.sorted().first(where: { !known.contains($0) }) { throw fail("unknown setting '\(unknown)'") }
         func number(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
             guard let value = item[key] else { return nil }
@@ -49,6 +50,7 @@ extension NodeConfiguration {
         if let value = try number("retryBaseMs", 1...3_600_000) { spec.delivery.baseDelay = .milliseconds(value) }
         if let value = try number("retryMaxMs", 1...86_400_000) { spec.delivery.maxDelay = .milliseconds(value) }
         if let value = try number("capacity", 1...10_000_000) { spec.delivery.capacity = value }
+        if let value = try number("maxSpilledEvents", 0...1_000_000_000) { spec.delivery.maxSpilledEvents = value }
         if let value = try number("deadLetterCapacity", 1...10_000_000) { spec.delivery.deadLetterCapacity = value }
         if let value = try number("concurrency", 1...256) { spec.delivery.concurrency = value }
         if let value = try number("maxReplyBytes", 1...16 * 1024 * 1024) { spec.maxReplyBytes = value }

@@ -82,6 +82,10 @@ extension NodeConfiguration {
                  help: "Longest wait before stored messages are committed (group commit)."),
         .boolean("historyStrict", flag: "history-strict", environment: "PUBNODE_HISTORY_STRICT", \.history.strict,
                  help: "Acknowledge stored publishes only after their commit."),
+        .boolean("historyAcceptEmpty", flag: "history-accept-empty", environment: "PUBNODE_HISTORY_ACCEPT_EMPTY",
+                 \.history.acceptEmpty,
+                 help: "When history files are missing or damaged, move them aside (renamed NAME.damaged-TIME) "
+                     + "and start with empty history instead of refusing to start."),
         hookAllowListSetting,
         adminTokenSetting,
         .integer("clientConnectionLimit", flag: "client-connection-limit", environment: "PUBNODE_CLIENT_CONNECTION_LIMIT",

@@ -149,17 +149,34 @@ struct NodeRuntime {
     }
 
     /// Opens the history database (which also keeps the hook outbox), or nil when no keyset keeps
-    /// history (configured, or created at run time under the default); an unusable file stops
-    /// the node with exit code 3.
-    static func openDatabase(_ configuration: NodeConfiguration, logger: Logger) throws -> HistoryDatabase? {
+    /// history (configured, or created at run time under the default). Files that are missing,
+    /// damaged or not the database `history.id` names stop the node with exit code 3, unless
+    /// `historyAcceptEmpty` is set: then they are moved aside and history starts empty.
+    static func openDatabase(_ configuration: NodeConfiguration, logger: Logger,
+                             now: Date = Date()) throws -> HistoryDatabase? {
         let policies = configuration.history.policies(for: configuration.keysets)
         guard configuration.history.enabled || policies.values.contains(where: \.enabled) else { return nil }
+        let files = HistoryFiles(directory: configuration.dataDirectory)
         do {
-            return try HistoryDatabase.file(path: configuration.historyDatabasePath)
-        } catch {
-            logger.critical("history database unusable; start with --history-enabled false to run without history",
-                            metadata: ["path": "\(configuration.historyDatabasePath)", "error": "\(error)"])
-            throw ExitCode(3)
+            return try files.open()
+        } catch let fault {
+            guard configuration.history.acceptEmpty else {
+                logger.critical("history files damaged; refusing to start",
+                                metadata: ["file": "\(fault.file)", "fault": "\(fault.kind.rawValue)",
+                                           "detail": "\(fault.detail)", "recovery": "\(HistoryFault.recovery)"])
+                throw ExitCode(3)
+            }
+            do {
+                let moved = try files.moveAside(stamp: HistoryFiles.stamp(now))
+                logger.error("history files damaged; moved aside, starting with empty history (historyAcceptEmpty)",
+                             metadata: ["file": "\(fault.file)", "fault": "\(fault.kind.rawValue)",
+                                        "detail": "\(fault.detail)", "movedTo": "\(moved)"])
+                return try files.open()
+            } catch {
+                logger.critical("history database unusable; start with --history-enabled false to run without history",
+                                metadata: ["path": "\(files.database)", "error": "\(error)"])
+                throw ExitCode(3)
+            }
         }
     }
 }

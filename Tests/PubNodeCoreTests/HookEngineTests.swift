@@ -34,7 +34,24 @@ final class RecordingAfter: AfterHookHandler {
 /// An outbox store in memory, shared by successive engines like a database file.
 final class MemoryOutboxStore: HookOutboxStore {
     let rows = Mutex<[UInt64: OutboxRecord]>([:])
-    func load() throws -> [OutboxRecord] { rows.withLock { Array($0.values) } }
+    func load() throws -> [OutboxRecord] { rows.withLock { Array($0.values.filter { !$0.spilled }) } }
+    func spilled() throws -> [String: SpilledEvents] {
+        rows.withLock { rows in
+            Dictionary(grouping: rows.values.filter(\.spilled), by: \.hook)
+                .mapValues { SpilledEvents(count: $0.count, newestID: $0.map(\.id).max() ?? 0) }
+        }
+    }
+    func unspill(hook: String, limit: Int) async throws -> [OutboxRecord] {
+        rows.withLock { rows in
+            let taken = rows.values.filter { $0.hook == hook && $0.spilled }.sorted { $0.id < $1.id }.prefix(limit)
+            for record in taken { rows[record.id]?.spilled = false }
+            return taken.map { record in
+                var record = record
+                record.spilled = false
+                return record
+            }
+        }
+    }
     func save(_ records: [OutboxRecord]) async throws { rows.withLock { for record in records { $0[record.id] = record } } }
     func delete(ids: [UInt64]) async throws { rows.withLock { for id in ids { $0[id] = nil } } }
 }

@@ -12,7 +12,8 @@ final class HookConfigurationTests: XCTestCase {
              "url": "https://hooks.example.com/moderate", "secret": "s3cret", "timeoutMs": 250, "policy": "fail-open"},
             {"name": "audit", "event": "after-publish", "subscribeKey": "demo", "channels": "*",
              "url": "http://127.0.0.1:9000/audit", "maxAttempts": 3, "retryBaseMs": 100, "retryMaxMs": 2000,
-             "capacity": 500, "concurrency": 2, "deadLetterCapacity": 50, "maxBatch": 25},
+             "capacity": 500, "concurrency": 2, "deadLetterCapacity": 50, "maxBatch": 25,
+             "maxSpilledEvents": 20000},
             {"name": "echo", "event": "on-request", "subscribeKey": "demo", "path": "/tools/echo", "url": "http://127.0.0.1:9000/echo"}
          ],
          "hookAllowList": ["hooks.example.com", "127.0.0.1"],
@@ -36,6 +37,8 @@ final class HookConfigurationTests: XCTestCase {
         XCTAssertEqual(audit.delivery.concurrency, 2)
         XCTAssertEqual(audit.delivery.deadLetterCapacity, 50)
         XCTAssertEqual(audit.delivery.maxBatch, 25)
+        XCTAssertEqual(audit.delivery.maxSpilledEvents, 20000)
+        XCTAssertEqual(moderate.delivery.maxSpilledEvents, 1_000_000, "the default budget")
         XCTAssertEqual(configuration.hooks[2].channels, ["tools/echo"])
         XCTAssertEqual(configuration.hookAllowList, ["hooks.example.com", "127.0.0.1"])
         XCTAssertEqual(configuration.adminToken, "0123456789abcdef0123")

@@ -62,8 +62,12 @@ public struct HookBinding: Sendable {
         public var baseDelay: Duration = .milliseconds(500)
         /// Longest retry delay.
         public var maxDelay: Duration = .seconds(300)
-        /// Events waiting at most; newer events are dropped (and counted) beyond it.
+        /// Events waiting in memory at most. Without a store newer events are dropped (and
+        /// counted) beyond it; with one they wait in the store only (spilled).
         public var capacity = 10_000
+        /// With a store: events waiting in the store past `capacity` at most; newer events are
+        /// dropped (counted, and logged as errors) beyond it.
+        public var maxSpilledEvents = 1_000_000
         /// Dead letters kept at most; the oldest are discarded (and counted) beyond it.
         public var deadLetterCapacity = 10_000
         /// Deliveries in flight at once.
@@ -97,6 +101,9 @@ public struct HookBinding: Sendable {
         guard delivery.maxAttempts >= 1, delivery.capacity >= 1, delivery.concurrency >= 1,
               delivery.deadLetterCapacity >= 1, maxConcurrentRequests >= 1, delivery.maxBatch >= 1 else {
             throw HookConfigurationError("hook \(name): maxAttempts, capacity and concurrency must be at least 1")
+        }
+        guard delivery.maxSpilledEvents >= 0 else {
+            throw HookConfigurationError("hook \(name): maxSpilledEvents must not be negative")
         }
         if trigger == .onRequest { return }
         for channel in channels where channel != "*" {

@@ -98,10 +98,19 @@ public final class HookEngine: Sendable {
         for ordinal in matches {
             guard let outbox = outboxes[ordinal] else { continue }
             guard outbox.reserve() else {
-                if outbox.shouldReportDrop(nowNanoseconds: clock.nowNanoseconds()) {
-                    logger.warning("hook outbox full; events dropped", metadata: [
-                        "hook": "\(outbox.binding.name)", "capacity": "\(outbox.binding.delivery.capacity)",
-                        "droppedSinceStart": "\(outbox.dropped.load(ordering: .relaxed))"])
+                // A closed outbox (the node is stopping) counts its drops without a report.
+                if !outbox.closed.load(ordering: .relaxed), outbox.shouldReportDrop(nowNanoseconds: clock.nowNanoseconds()) {
+                    let delivery = outbox.binding.delivery
+                    let dropped = outbox.dropped.load(ordering: .relaxed)
+                    if outbox.store == nil {
+                        logger.warning("hook outbox full; events dropped", metadata: [
+                            "hook": "\(outbox.binding.name)", "capacity": "\(delivery.capacity)",
+                            "droppedSinceStart": "\(dropped)"])
+                    } else {
+                        logger.error("hook outbox disk budget reached; events dropped", metadata: [
+                            "hook": "\(outbox.binding.name)", "capacity": "\(delivery.capacity)",
+                            "maxSpilledEvents": "\(delivery.maxSpilledEvents)", "droppedSinceStart": "\(dropped)"])
+                    }
                 }
                 continue
             }
@@ -121,16 +130,21 @@ public final class HookEngine: Sendable {
     public func start() throws {
         if let store {
             let records = try store.load()
+            let summaries = try store.spilled()
+            let spilled = summaries.mapValues(\.count)
             // Ids come from the clock: keep new ones above every id still stored.
-            if let newest = records.map(\.id).max() { _ = clock.advance(to: newest) }
+            if let newest = (records.map(\.id) + summaries.values.map(\.newestID)).max() { _ = clock.advance(to: newest) }
             let byName = Dictionary(uniqueKeysWithValues: outboxes.values.map { ($0.binding.name, $0) })
-            var orphans = 0
-            for (name, group) in Dictionary(grouping: records, by: \.hook) {
-                guard let outbox = byName[name] else { orphans += group.count; continue }
-                outbox.restore(group.sorted { $0.id < $1.id })
+            var orphans = spilled.filter { byName[$0.key] == nil }.values.reduce(0, +)
+            let grouped = Dictionary(grouping: records, by: \.hook)
+            for name in Set(grouped.keys).union(spilled.keys) {
+                guard let outbox = byName[name] else { orphans += grouped[name]?.count ?? 0; continue }
+                outbox.restore((grouped[name] ?? []).sorted { $0.id < $1.id }, spilled: spilled[name] ?? 0)
             }
-            if !records.isEmpty {
-                logger.info("hook outbox restored", metadata: ["events": "\(records.count - orphans)",
+            let total = records.count + spilled.values.reduce(0, +)
+            if total > 0 {
+                logger.info("hook outbox restored", metadata: ["events": "\(total - orphans)",
+                                                               "spilled": "\(spilled.values.reduce(0, +))",
                                                                "unboundHookEvents": "\(orphans)"])
             }
         }

@@ -14,10 +14,13 @@ extension HookOutbox {
         var unsaved: [OutboxRecord] = []
         while true {
             let stopping = saverStopping.load(ordering: .sequentiallyConsistent)
+            // Spilled events are older than new ones: they come back first.
+            var refilled = 0
+            if let store, !stopping { refilled = await refill(from: store, logger: logger) }
             let batch = takeIncoming()
-            if !batch.isEmpty, !stopping {
-                state.withLock { $0.ready.append(contentsOf: batch) }
-                for _ in 0..<min(batch.count, binding.delivery.concurrency) { workerBell.ring() }
+            let (kept, spilled) = admit(batch, stopping: stopping)
+            if !kept.isEmpty, !stopping {
+                for _ in 0..<min(kept.count, binding.delivery.concurrency) { workerBell.ring() }
             }
             var deleted = false
             if let store {
@@ -33,19 +36,22 @@ extension HookOutbox {
                 let unsavedIDs = Set(unsaved.map(\.id))
                 // Written in this order in one transaction: a worker's newer copy wins.
                 var toSave = unsaved.filter { !settled.contains($0.id) } + rewrites
-                if stopping { toSave += batch }
-                await write(toSave, deleting: delivered.filter { !unsavedIDs.contains($0) }, to: store, logger: logger)
+                if stopping { toSave += kept }
+                let saved = await write(toSave + spilled, deleting: delivered.filter { !unsavedIDs.contains($0) },
+                                        to: store, logger: logger)
+                if !saved, !stopping { keepInMemory(spilled, logger: logger) }
                 deleted = !delivered.isEmpty || !rewrites.isEmpty
                 // A worker may already have settled (delivered, retried or dead-lettered) an event
                 // of this batch: its outcome was just written, so its stale copy is not kept for
                 // the next pass, which would overwrite that outcome (or store a delivered event).
-                unsaved = batch.filter { !settled.contains($0.id) }
+                unsaved = kept.filter { !settled.contains($0.id) }
             }
             if stopping { return }
-            if !batch.isEmpty || !unsaved.isEmpty || deleted {
+            if !batch.isEmpty || !unsaved.isEmpty || deleted || refilled > 0 {
                 // Busy: let events gather for a moment (publishers do not ring while the saver is
-                // awake), so each pass handles a batch instead of waking up per event. A replay or
-                // `stopSaver()` rings the bell and ends the pause early.
+                // awake), so each pass handles a batch instead of waking up per event. A replay,
+                // a drained memory with events spilled, or `stopSaver()` rings the bell and ends
+                // the pause early.
                 await saverBell.wait(upTo: Self.gatherInterval)
                 continue
             }
@@ -57,9 +63,13 @@ extension HookOutbox {
         }
     }
 
-    private func write(_ records: [OutboxRecord], deleting ids: [UInt64], to store: any HookOutboxStore, logger: Logger) async {
+    /// Writes `records` and deletes `ids`; returns whether the records were written.
+    private func write(_ records: [OutboxRecord], deleting ids: [UInt64], to store: any HookOutboxStore,
+                       logger: Logger) async -> Bool {
+        var saved = true
         if !records.isEmpty {
             do { try await store.save(records) } catch {
+                saved = false
                 logger.error("hook outbox write failed; events kept in memory only",
                              metadata: ["hook": "\(binding.name)", "events": "\(records.count)", "error": "\(error)"])
             }
@@ -70,6 +80,7 @@ extension HookOutbox {
                              metadata: ["hook": "\(binding.name)", "events": "\(ids.count)", "error": "\(error)"])
             }
         }
+        return saved
     }
 
     /// One delivery worker: attempts ready events and due retries (up to `maxBatch` at a time),
@@ -98,15 +109,17 @@ extension HookOutbox {
         }
         do {
             if binding.enforcesTimeout { try await call() } else { try await Deadline.run(binding.timeout, on: clock, call) }
-            state.withLock { state in
+            let refill = state.withLock { state in
                 state.inFlight -= records.count
                 state.counters.delivered += records.count
                 if store != nil {
                     state.deliveredIDs.append(contentsOf: records.map(\.id))
                     state.settledIDs.formUnion(records.map(\.id))
                 }
+                return settle(records.count, in: &state)
             }
             pending.subtract(records.count, ordering: .relaxed)
+            if refill { saverBell.ring() }
         } catch {
             for record in records { await failed(record, error: error, logger: logger, random: random) }
         }
@@ -127,7 +140,7 @@ extension HookOutbox {
             state.rewrites.append(record)
         }
         if record.dead {
-            state.withLock { state in
+            let refill = state.withLock { state in
                 rewrite(&state)
                 state.inFlight -= 1
                 state.counters.deadLettered += 1
@@ -136,8 +149,10 @@ extension HookOutbox {
                     state.counters.discarded += 1
                     if store != nil { state.deliveredIDs.append(oldest.id) }
                 }
+                return settle(1, in: &state)
             }
             pending.subtract(1, ordering: .relaxed)
+            if refill { saverBell.ring() }
             logger.warning("hook event dead-lettered", metadata: [
                 "hook": "\(binding.name)", "id": "\(record.id)", "attempts": "\(record.attempts)",
                 "error": "\(record.lastError ?? "")"])
@@ -179,6 +194,7 @@ extension HookOutbox {
         pending.add(revived.count, ordering: .relaxed)
         state.withLock { state in
             if store != nil { state.rewrites.append(contentsOf: revived) }
+            state.resident += revived.count
             state.ready.append(contentsOf: revived)
         }
         if saverAsleep.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged {

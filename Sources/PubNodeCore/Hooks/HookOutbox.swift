@@ -9,6 +9,10 @@ import Synchronization
 /// publish meets. A saver task moves incoming events to the store in batches (written before the
 /// first attempt, so they survive a restart) and hands them to the delivery workers; delivered
 /// events are deleted in batches by the same task. The consumer side sits behind `state`.
+///
+/// With a store, events past `capacity` are not kept in memory: the saver writes them as spilled
+/// and takes them back, oldest first, when memory drains (`HookOutbox+Spill.swift`); only past
+/// `maxSpilledEvents` more are events dropped. Without a store they are dropped past `capacity`.
 final class HookOutbox: Sendable {
     struct Entry: Sendable, Comparable {
         var record: OutboxRecord
@@ -30,6 +34,11 @@ final class HookOutbox: Sendable {
         var rewrites: [OutboxRecord] = []
         var inFlight = 0
         var counters = HookStats.Counters()
+        /// Events held in memory: ready, waiting for a retry or in flight (not dead letters).
+        var resident = 0
+        /// Events waiting in the store only; while there are any, new events are spilled too,
+        /// so they are delivered after the older ones.
+        var spilled = 0
     }
 
     static let shardCount = 8
@@ -65,10 +74,17 @@ final class HookOutbox: Sendable {
         self.incoming = (0..<Self.shardCount).map { _ in IncomingShard() }
     }
 
+    /// Events accepted at most: `capacity` in memory, plus `maxSpilledEvents` in the store.
+    var limit: Int {
+        let delivery = binding.delivery
+        guard store != nil else { return delivery.capacity }
+        return delivery.maxSpilledEvents > Int.max - delivery.capacity ? Int.max : delivery.capacity + delivery.maxSpilledEvents
+    }
+
     /// Takes a slot for one event; false (counted as dropped) when the queue is full or closed.
     func reserve() -> Bool {
         let now = pending.add(1, ordering: .relaxed).newValue
-        guard now <= binding.delivery.capacity, !closed.load(ordering: .relaxed) else {
+        guard now <= limit, !closed.load(ordering: .relaxed) else {
             pending.subtract(1, ordering: .relaxed)
             dropped.add(1, ordering: .relaxed)
             return false
@@ -86,11 +102,14 @@ final class HookOutbox: Sendable {
         }
     }
 
-    /// Puts back what a previous run left: pending entries become ready, dead ones stay dead.
-    func restore(_ records: [OutboxRecord]) {
+    /// Puts back what a previous run left: pending entries become ready, dead ones stay dead,
+    /// and `spilled` more wait in the store.
+    func restore(_ records: [OutboxRecord], spilled: Int = 0) {
         let live = records.filter { !$0.dead }.count
-        pending.add(live, ordering: .relaxed)
+        pending.add(live + spilled, ordering: .relaxed)
         state.withLock { state in
+            state.resident += live
+            state.spilled += spilled
             for record in records {
                 if record.dead { state.dead.append(record) } else { state.ready.append(record) }
             }
@@ -134,12 +153,14 @@ final class HookOutbox: Sendable {
 
     /// A snapshot of the queue and counters.
     func stats() -> HookStats {
-        var (inFlight, deadCount, counters) = state.withLock { ($0.inFlight, $0.dead.count, $0.counters) }
+        var (inFlight, deadCount, spilled, counters) = state.withLock {
+            ($0.inFlight, $0.dead.count, $0.spilled, $0.counters)
+        }
         counters.enqueued = enqueued.load(ordering: .relaxed)
         counters.dropped = dropped.load(ordering: .relaxed)
         return HookStats(name: binding.name, trigger: binding.trigger, target: binding.target,
-                         pending: max(pending.load(ordering: .relaxed) - inFlight, 0), inFlight: inFlight,
-                         deadLetters: deadCount, counters: counters)
+                         pending: max(pending.load(ordering: .relaxed) - inFlight, 0), spilled: spilled,
+                         inFlight: inFlight, deadLetters: deadCount, counters: counters)
     }
 
     /// The dead letters, oldest first, at most `limit`.

@@ -8,7 +8,8 @@ public struct HookStats: Sendable, Equatable {
         public var delivered = 0
         /// Failed attempts followed by a retry.
         public var retries = 0
-        /// Events refused because the queue was full.
+        /// Events refused because the queue was full: past `capacity` without a store, past
+        /// `capacity` plus `maxSpilledEvents` with one.
         public var dropped = 0
         /// Events whose attempts ran out.
         public var deadLettered = 0
@@ -24,8 +25,10 @@ public struct HookStats: Sendable, Equatable {
     public var trigger: HookTrigger
     /// Its handler's location.
     public var target: String
-    /// Events waiting (new or for a retry).
+    /// Events waiting (new or for a retry), in memory or spilled to the store.
     public var pending: Int
+    /// Of `pending`, the events waiting in the store only, past the in-memory `capacity`.
+    public var spilled: Int = 0
     /// Deliveries in progress.
     public var inFlight: Int
     /// Dead letters kept.
