@@ -40,7 +40,7 @@ public struct HistoryFault: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// What the operator can do, for the log.
-    public static let recovery = "restore the data directory from a backup (Docs/operations-storage.md), "
+    public static let recovery = "restore the data directory from a backup (the Storage section of Docs/operations.md), "
         + "or start once with --history-accept-empty true to move the damaged files aside "
         + "(*.damaged-<time>, never deleted) and start with empty history"
 }

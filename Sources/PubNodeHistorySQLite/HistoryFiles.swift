@@ -5,7 +5,7 @@ import Foundation
 /// `history.id` is written once the database exists and holds its identity (a random number also
 /// stored inside the database), so start-up can tell "no history yet" from "history was lost".
 /// `open()` refuses, with a `HistoryFault`, every state in which SQLite would otherwise start with
-/// less than was committed: see `Docs/operations-storage.md`.
+/// less than was committed: see `the Storage section of Docs/operations.md`.
 public struct HistoryFiles: Sendable {
     /// The name of the identity marker inside the data directory.
     public static let markerName = "history.id"
@@ -88,7 +88,7 @@ public struct HistoryFiles: Sendable {
 
     /// Records `identity` in `history.id`.
     func writeMarker(_ identity: Int64) throws(HistoryFault) {
-        let text = "database \(identity)\n# The identity of history.sqlite; see Docs/operations-storage.md.\n"
+        let text = "database \(identity)\n# The identity of history.sqlite; see the Storage section of Docs/operations.md.\n"
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: marker), options: .atomic)
         } catch {

@@ -48,7 +48,7 @@ extension Router {
     private static func render(_ stats: HookStats) -> String {
         let c = stats.counters
         return #"{"name":\#(JSONText.string(stats.name)),"event":"\#(stats.trigger.rawValue)","target":\#(JSONText.string(stats.target)),"#
-            + #""pending":\#(stats.pending),"inFlight":\#(stats.inFlight),"deadLetters":\#(stats.deadLetters),"#
+            + #""pending":\#(stats.pending),"inFlight":\#(stats.inFlight),"deadLetters":\#(stats.deadLetters),"spilled":\#(stats.spilled),"#
             + #""enqueued":\#(c.enqueued),"delivered":\#(c.delivered),"retries":\#(c.retries),"dropped":\#(c.dropped),"#
             + #""deadLettered":\#(c.deadLettered),"discarded":\#(c.discarded),"replayed":\#(c.replayed)}"#
     }

@@ -35,6 +35,8 @@ extension ExportedSeries {
             gauge("pubnode_hook_pending", "Hook events waiting (new or for a retry).", key, Double(hook.pending))
             gauge("pubnode_hook_in_flight", "Hook deliveries in progress.", key, Double(hook.inFlight))
             gauge("pubnode_hook_dead_letters", "Hook dead letters kept.", key, Double(hook.deadLetters))
+            gauge("pubnode_hook_spilled", "Hook events waiting on disk past the in-memory capacity.", key,
+                  Double(hook.spilled))
             let c = hook.counters
             counter("pubnode_hook_delivered_total", "Hook events delivered.", key, total: c.delivered)
             counter("pubnode_hook_retries_total", "Failed hook attempts followed by a retry.", key, total: c.retries)
