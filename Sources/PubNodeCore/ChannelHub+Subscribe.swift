@@ -2,14 +2,18 @@ extension ChannelHub {
     /// Messages for `subscription` after `cursor`: oldest first, each once, at most `messagesPerResponse`.
     ///
     /// Returns the deliveries and the cursor the client should send next (the last delivered
-    /// timetoken, or `cursor` itself when nothing is ready).
-    public func collect(_ subscription: Subscription, after cursor: Timetoken) -> (deliveries: [Delivery], next: Timetoken) {
+    /// timetoken, or `cursor` itself when nothing is ready), and whether a buffer read had already
+    /// dropped messages newer than the cursor.
+    public func collect(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
         if subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty {
             // The common case: one channel's ring is already in order and duplicate-free.
-            guard let state = channels.get(subscription.channels[0]) else { return ([], cursor) }
-            let found = state.inner.withLock { $0.ring.messages(after: cursor, limit: limits.messagesPerResponse) }
-            guard let last = found.last else { return ([], cursor) }
-            return (found.map { Delivery(message: $0, match: nil) }, last.timetoken)
+            guard let state = channels.get(subscription.channels[0]) else { return DeliveryBatch(deliveries: [], next: cursor) }
+            let (found, missed) = state.inner.withLock {
+                ($0.ring.messages(after: cursor, limit: limits.messagesPerResponse), $0.ring.missed(after: cursor))
+            }
+            guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
+            return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
+                                 missed: missed)
         }
         // Several channels are read one after another, each under its own lock, while publishers
         // keep issuing timetokens. Only messages at or below a horizon taken *before* reading are
@@ -19,9 +23,13 @@ extension ChannelHub {
         let horizon = clock.current()
         var seen = Set<Timetoken>()
         var out: [Delivery] = []
+        var missed = false
         func gather(_ channel: String, match: String?) {
             guard let state = channels.get(channel) else { return }
-            let found = state.inner.withLock { Array($0.ring.messages(after: cursor, limit: limits.messagesPerResponse)) }
+            let found = state.inner.withLock { inner in
+                if inner.ring.missed(after: cursor) { missed = true }
+                return Array(inner.ring.messages(after: cursor, limit: limits.messagesPerResponse))
+            }
             for message in found where message.timetoken <= horizon && seen.insert(message.timetoken).inserted {
                 out.append(Delivery(message: message, match: match))
             }
@@ -37,18 +45,17 @@ extension ChannelHub {
         for wildcard in subscription.wildcards {
             for member in prefixes.get(wildcard.pattern)?.members() ?? [] { gather(member, match: wildcard.pattern) }
         }
-        guard !out.isEmpty else { return ([], cursor) }
+        guard !out.isEmpty else { return DeliveryBatch(deliveries: [], next: cursor) }
         out.sort { $0.message.timetoken < $1.message.timetoken }
         if out.count > limits.messagesPerResponse { out.removeLast(out.count - limits.messagesPerResponse) }
-        return (out, out[out.count - 1].message.timetoken)
+        return DeliveryBatch(deliveries: out, next: out[out.count - 1].message.timetoken, missed: missed)
     }
 
     /// Registers `waiter` on every topic of `subscription`, then reads the buffers.
     ///
     /// When messages are already there the waiter is unregistered and they are returned; otherwise
     /// the waiter stays parked (nil) until a publish wakes it or it is cancelled.
-    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken)
-        -> (deliveries: [Delivery], next: Timetoken)? {
+    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
         register(waiter, on: subscription)
         let ready = collect(subscription, after: cursor)
         if ready.deliveries.isEmpty { return nil }

@@ -54,6 +54,7 @@ public final class ChannelHub: Sendable {
                 let accepted = PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey,
                                                 region: region, publishedAtNanoseconds: now)
                 inner.ring.append(accepted)
+                inner.published &+= 1
                 inner.lastActivityNanoseconds = now
                 inner.waiters.takeAll(into: &waiters)
                 memberOf = inner.groups

@@ -9,6 +9,8 @@ final class ChannelState: Sendable {
         var waiters = WaiterSet()
         var groups: Set<String> = []
         var lastActivityNanoseconds: UInt64
+        /// Messages published since the channel's state was created (for statistics).
+        var published = 0
         /// Set by the sweeper when the channel leaves the map; holders of a stale reference retry.
         var reclaimed = false
     }

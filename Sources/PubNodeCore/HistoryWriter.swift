@@ -26,6 +26,8 @@ public final class HistoryWriter: Sendable {
         public var lostMessages = 0
         /// The most recent failure, if any.
         public var lastError: HistoryError?
+        /// Whether the latest commit succeeded (true before the first).
+        public var lastCommitSucceeded = true
     }
 
     private struct State {
@@ -45,14 +47,28 @@ public final class HistoryWriter: Sendable {
     private let queue = DispatchQueue(label: "pubnode.history.writer", qos: .userInitiated)
     private let state = Mutex(State())
     private let onFailure: @Sendable (HistoryError, Int) -> Void
+    private let onCommit: (@Sendable (CommitReport) -> Void)?
 
-    /// Creates a writer; `onFailure` receives each failed commit's error and message count.
+    /// One commit, as measured for metrics.
+    public struct CommitReport: Sendable {
+        /// How long the store took, in nanoseconds (monotonic clock).
+        public var nanoseconds: UInt64
+        /// Messages in the batch.
+        public var messages: Int
+        /// Whether it was committed.
+        public var succeeded: Bool
+    }
+
+    /// Creates a writer; `onFailure` receives each failed commit's error and message count,
+    /// `onCommit` every commit's duration and outcome (on the writer's queue).
     public init(store: any HistoryStore, flushMilliseconds: Int = 10, maxBatch: Int = 2000,
-                onFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in }) {
+                onFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
+                onCommit: (@Sendable (CommitReport) -> Void)? = nil) {
         self.store = store
         self.flushMilliseconds = max(0, flushMilliseconds)
         self.maxBatch = max(1, maxBatch)
         self.onFailure = onFailure
+        self.onCommit = onCommit
     }
 
     /// Queues `message`; it is committed within the flush interval.
@@ -99,6 +115,11 @@ public final class HistoryWriter: Sendable {
         state.withLock { $0.pending.count }
     }
 
+    /// The timetoken of the oldest message queued and not yet committed (the write lag's start).
+    public var oldestPending: Timetoken? {
+        state.withLock { $0.pending.first?.timetoken }
+    }
+
     private enum Schedule { case none, now, later }
 
     private func enqueue(_ message: StoredMessage, completion: Completion?) {
@@ -134,18 +155,26 @@ public final class HistoryWriter: Sendable {
         }
         guard !batch.isEmpty else { return }
         let result: Result<Void, HistoryError>
+        let started = DispatchTime.now().uptimeNanoseconds
         do {
             try store.append(batch)
             result = .success(())
         } catch {
             result = .failure(error)
         }
+        if let onCommit {
+            let succeeded = if case .success = result { true } else { false }
+            onCommit(CommitReport(nanoseconds: DispatchTime.now().uptimeNanoseconds - started, messages: batch.count,
+                                  succeeded: succeeded))
+        }
         state.withLock { state in
             switch result {
             case .success:
+                state.statistics.lastCommitSucceeded = true
                 state.statistics.commits += 1
                 state.statistics.committedMessages += batch.count
             case .failure(let error):
+                state.statistics.lastCommitSucceeded = false
                 state.statistics.failedCommits += 1
                 state.statistics.lostMessages += batch.count
                 state.statistics.lastError = error

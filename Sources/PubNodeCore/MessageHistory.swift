@@ -20,13 +20,15 @@ public final class MessageHistory: Sendable {
     /// about keysets it serves.
     public init(store: any HistoryStore, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
                 clock: TimetokenClock, flushMilliseconds: Int = 10, strict: Bool = false,
-                onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in }) {
+                onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
+                onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil) {
         self.store = store
         self.policies = policies
         self.createdPolicy = created
         self.clock = clock
         self.strict = strict
-        self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, onFailure: onWriteFailure)
+        self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, onFailure: onWriteFailure,
+                                    onCommit: onCommit)
     }
 
     /// The policy of a subscribe key, if it keeps history.

@@ -8,6 +8,9 @@ public struct MessageRing: Sendable {
     /// The most messages kept.
     public let capacity: Int
     private(set) var storage: Deque<PublishedMessage> = []
+    /// The newest timetoken the ring has dropped (for capacity or age), if any: a cursor below it
+    /// has missed messages that only history can still have.
+    public private(set) var droppedThrough: Timetoken?
 
     /// Creates an empty ring holding at most `capacity` messages.
     public init(capacity: Int) {
@@ -26,7 +29,7 @@ public struct MessageRing: Sendable {
 
     /// Appends a message whose timetoken is greater than every buffered one.
     public mutating func append(_ message: PublishedMessage) {
-        if storage.count == capacity { storage.removeFirst() }
+        if storage.count == capacity { droppedThrough = storage.removeFirst().timetoken }
         storage.append(message)
     }
 
@@ -42,12 +45,18 @@ public struct MessageRing: Sendable {
         return ArraySlice(storage[low..<end])
     }
 
+    /// Whether a reader at `cursor` has missed messages this ring no longer holds.
+    public func missed(after cursor: Timetoken) -> Bool {
+        guard let droppedThrough else { return false }
+        return cursor < droppedThrough
+    }
+
     /// Drops messages published before `nanoseconds` (wall time); returns how many were dropped.
     @discardableResult
     public mutating func expire(before nanoseconds: UInt64) -> Int {
         var dropped = 0
         while let first = storage.first, first.publishedAtNanoseconds < nanoseconds {
-            storage.removeFirst()
+            droppedThrough = storage.removeFirst().timetoken
             dropped += 1
         }
         return dropped

@@ -17,8 +17,10 @@ public enum SQLiteHistory {
     /// outbox may share).
     public static func history(database: HistoryDatabase, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
                                clock: TimetokenClock, flushMilliseconds: Int, strict: Bool,
-                               onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void) -> MessageHistory {
+                               onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void,
+                               onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil) -> MessageHistory {
         MessageHistory(store: SQLiteHistoryStore(database: database), policies: policies, created: created, clock: clock,
-                              flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure)
+                       flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure,
+                       onCommit: onCommit)
     }
 }

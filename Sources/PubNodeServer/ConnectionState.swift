@@ -34,6 +34,10 @@ struct ConnectionState {
     var closeAfterAnswer = false
     /// Request parts held behind an outstanding answer.
     var queued: [HTTPServerRequestPart] = []
+    /// When the current request's head arrived (monotonic nanoseconds; 0 when metrics are off).
+    var startedNanoseconds: UInt64 = 0
+    /// The current request was parked: its answer is counted but not timed.
+    var wasParked = false
 
     /// The head of the request being handled, if any.
     var head: HTTPRequestHead? {

@@ -11,6 +11,8 @@ public struct HTTPReply: Sendable {
     public var contentType: String?
     /// Seconds for a `Retry-After` header (429 answers), if any.
     public var retryAfter: Int?
+    /// Further headers, from the node's own constants only (never from a request).
+    public var headers: [(String, String)] = []
 
     /// Creates a reply.
     public init(status: HTTPResponseStatus = .ok, body: ByteBuffer, contentType: String? = nil) {

@@ -41,6 +41,9 @@ enum HTTPResponseWriter {
         if let retryAfter = reply.retryAfter {
             buffer.writeString("Retry-After: \(retryAfter)\r\n")
         }
+        for (name, value) in reply.headers {
+            buffer.writeString(name + ": " + value + "\r\n")
+        }
         buffer.writeString("Content-Length: ")
         buffer.writeString(String(body.readableBytes))
         if !keepAlive {

@@ -95,5 +95,6 @@ final class SharedAnswers {
         var keepAlive: Bool
     }
 
-    var responses: [Key: ByteBuffer] = [:]
+    /// Each answer's bytes and the batch it carries (counted once per poll it answers).
+    var responses: [Key: (bytes: ByteBuffer, batch: DeliveryBatch)] = [:]
 }

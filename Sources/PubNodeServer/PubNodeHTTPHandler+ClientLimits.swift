@@ -17,6 +17,8 @@ struct ClientStanding {
     var counted = false
     /// Whether the connection is over its address's connection limit.
     var overConnectionLimit = false
+    /// Whether this connection is counted in the open-connections gauge (set and cleared once).
+    var open = false
 }
 
 extension PubNodeHTTPHandler {
@@ -25,6 +27,8 @@ extension PubNodeHTTPHandler {
     func admitClient(context: ChannelHandlerContext) {
         guard !client.decided else { return }
         client.decided = true
+        client.open = true
+        router.operations.gauges.connectionOpened()
         guard let remote = context.channel.remoteAddress, let address = ClientAddress.key(remote) else { return }
         client.address = address
         let clientLimits = router.clientLimits
@@ -39,9 +43,21 @@ extension PubNodeHTTPHandler {
 
     /// Gives this connection's count back, if it holds one; later calls do nothing.
     func releaseClient() {
+        if client.open {
+            client.open = false
+            router.operations.gauges.connectionClosed()
+        }
         guard client.counted, let address = client.address else { return }
         client.counted = false
         router.clientLimits.closeConnection(from: address)
+    }
+
+    /// Counts the answer to the current request in the HTTP metrics (timed unless it was parked).
+    func recordAnswer(status: UInt) {
+        guard let httpMetrics, let head = state.head else { return }
+        let elapsed = state.wasParked ? nil : NIODeadline.now().uptimeNanoseconds &- state.startedNanoseconds
+        httpMetrics.record(RequestFamily(uri: head.uri), status: status, nanoseconds: elapsed)
+        state.wasParked = false
     }
 
     /// The 429 for a request over a per-client limit, nil when it may proceed. `/time/0` (how SDKs

@@ -8,6 +8,7 @@ extension PubNodeHTTPHandler {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue)
         if let ready = longPoll.park(poll) {
+            longPoll.delivered(ready)
             respond(ready)
             return
         }
@@ -17,6 +18,8 @@ extension PubNodeHTTPHandler {
             self.answer(poll, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
         }
         state.phase = .parked(head, ParkedLongPoll(poll: poll, longPoll: longPoll, timeout: timeout))
+        state.wasParked = true
+        router.operations.gauges.pollParked()
     }
 
     /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
@@ -46,24 +49,28 @@ extension PubNodeHTTPHandler {
     /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.
     private func answerShared(_ poll: ParkedPoll, key: SharedAnswers.Key, shared: SharedAnswers) -> Bool {
         guard let context, let parked = state.parked else { return false }
-        var bytes = shared.responses[key]
-        if bytes == nil {
+        var answer = shared.responses[key]
+        if answer == nil {
             let ready = parked.longPoll.read()
             guard !ready.deliveries.isEmpty else { return false }
             let body = SubscribeResponse.render(ready.deliveries, next: ready.next, region: router.region,
                                                 allocator: context.channel.allocator)
-            bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
-                                                 keepAlive: key.keepAlive, allocator: context.channel.allocator)
-            shared.responses[key] = bytes
+            let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
+                                                     keepAlive: key.keepAlive, allocator: context.channel.allocator)
+            answer = (bytes, ready)
+            shared.responses[key] = answer
         }
+        parked.longPoll.delivered(answer!.batch)
         releaseParked()
-        writeSerialized(bytes!, keepAlive: key.keepAlive, context: context)
+        recordAnswer(status: 200)
+        writeSerialized(answer!.bytes, keepAlive: key.keepAlive, context: context)
         return true
     }
 
     /// Answers the parked `poll`, if it is still the one parked.
     func answer(_ poll: ParkedPoll, with batch: DeliveryBatch) {
         guard let parked = state.parked, parked.poll === poll else { return }
+        parked.longPoll.delivered(batch)
         releaseParked()
         respond(batch)
     }
@@ -73,6 +80,7 @@ extension PubNodeHTTPHandler {
     func releaseParked() {
         guard case .parked(let head, let parked) = state.phase else { return }
         state.phase = .answering(head)
+        router.operations.gauges.pollReleased()
         parked.timeout.cancel()
         parked.longPoll.cancel(parked.poll)
     }

@@ -17,6 +17,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     let router: Router
     let limits: Limits
+    /// The request metrics, nil when metrics are off.
+    let httpMetrics: HTTPMetrics?
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
     var state = ConnectionState()
@@ -26,6 +28,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     init(router: Router) {
         self.router = router
         self.limits = router.node.limits
+        self.httpMetrics = router.operations.metrics?.http
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -65,6 +68,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch (part, state.phase) {
         case (.head(let head), _):
             state.phase = .receiving(head, body: nil)
+            if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
@@ -150,7 +154,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var request: PubNubRequest
         do {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
-            if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") {
+            if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") || head.uri.hasPrefix("/metrics") {
                 for (name, value) in head.headers { request.headers[name.lowercased()] = value }
             }
         } catch {
@@ -185,6 +189,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
         let keepAlive = !close && state.keepAlive
         let head = state.head
+        recordAnswer(status: reply.status.code)
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.version.minor ?? 1, keepAlive: keepAlive,
                                                  includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
         writeSerialized(bytes, keepAlive: keepAlive, context: context)

@@ -23,6 +23,11 @@ public struct ServerConfiguration: Sendable {
     /// Requests per second per client IP address (0 = unlimited; burst: one second's worth);
     /// requests over it are answered 429. `/time/0` and `OPTIONS` are never limited.
     public var clientRequestsPerSecond: Double = 0
+    /// A second port serving only `/metrics` (without the admin token), `/health` and `/ready`, on
+    /// `metricsHost`; nil for none (then `/metrics` is on the main port, behind the admin token).
+    public var metricsPort: Int?
+    /// Address the metrics port binds.
+    public var metricsHost: String = "127.0.0.1"
 
     /// The defaults: 127.0.0.1:8090.
     public init() {}
@@ -44,12 +49,18 @@ public final class PubNodeHTTPServer: Sendable {
     private let listener = Mutex<(any Channel)?>(nil)
     /// The per-client limits of `configuration` and their counters.
     public let clientLimits: ClientLimits
+    /// Readiness, metrics and the console.
+    public let operations: Operations
+    private let metricsListener = Mutex<(any Channel)?>(nil)
 
     /// Creates a server; nothing listens until `start()`. `clock` times the per-client request rate.
+    /// `operations` default to metrics on and the installed console.
     public init(configuration: ServerConfiguration, node: Node, logger: Logger = Logger(label: "pubnode"),
-                clock: any WallClock = SystemWallClock()) {
+                clock: any WallClock = SystemWallClock(), operations: Operations? = nil) {
         self.configuration = configuration
         self.node = node
+        self.operations = operations
+            ?? Operations(startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
         self.clientLimits = ClientLimits(configuration, clock: clock)
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
@@ -59,7 +70,24 @@ public final class PubNodeHTTPServer: Sendable {
     /// Binds and starts serving; returns the bound port.
     @discardableResult
     public func start() async throws -> Int {
-        let router = Router(node: node, region: configuration.region, clientLimits: clientLimits)
+        let router = Router(node: node, region: configuration.region, clientLimits: clientLimits, operations: operations)
+        let channel = try await bind(router, host: configuration.host, port: configuration.port)
+        listener.withLock { $0 = channel }
+        let port = channel.localAddress?.port ?? configuration.port
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+        if let metricsPort = configuration.metricsPort {
+            let metricsRouter = Router(node: node, region: configuration.region, clientLimits: clientLimits,
+                                       operations: operations, metricsListener: true)
+            let metricsChannel = try await bind(metricsRouter, host: configuration.metricsHost, port: metricsPort)
+            metricsListener.withLock { $0 = metricsChannel }
+            logger.info("metrics listening", metadata: ["host": "\(configuration.metricsHost)",
+                                                        "port": "\(metricsChannel.localAddress?.port ?? metricsPort)"])
+        }
+        return port
+    }
+
+    /// Binds a listener whose connections are served by `router`; it closes with the server's drain.
+    private func bind(_ router: Router, host: String, port: Int) async throws -> any Channel {
         let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
@@ -77,11 +105,7 @@ public final class PubNodeHTTPServer: Sendable {
                     try Self.configureConnection(channel.pipeline.syncOperations, router: router, maxBody: maxBody)
                 }
             }
-        let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        listener.withLock { $0 = channel }
-        let port = channel.localAddress?.port ?? configuration.port
-        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
-        return port
+        return try await bootstrap.bind(host: host, port: port).get()
     }
 
     /// Builds one connection's pipeline: NIO's HTTP/1.1 request decoder (llhttp, bounded header
@@ -98,12 +122,16 @@ public final class PubNodeHTTPServer: Sendable {
     /// The bound port, once started.
     public var port: Int? { listener.withLock { $0?.localAddress?.port } }
 
+    /// The metrics port, once started with one.
+    public var metricsPort: Int? { metricsListener.withLock { $0?.localAddress?.port } }
+
     /// Drains gracefully: stops accepting, answers every parked long-poll with its cursor, waits
     /// for connections to close, then stops the event loops.
     ///
     /// The node's sweeps are not part of the server: whoever runs them (`NodeSweeps`) stops them
     /// before calling this, so no sweep wakes a subscriber on an event loop that has shut down.
     public func shutdown() async throws {
+        operations.readiness.markDraining()
         let promise = group.next().makePromise(of: Void.self)
         if let helper = quiesce.helper.withLock({ $0 }) {
             helper.initiateShutdown(promise: promise)

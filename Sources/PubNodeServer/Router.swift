@@ -24,19 +24,29 @@ public struct Router: Sendable {
     public let region: Int
     /// Limits per client address, applied by the HTTP front; their counters are served here.
     public let clientLimits: ClientLimits
+    /// Readiness, metrics, the console and the connection gauges.
+    public let operations: Operations
+    /// True on the metrics port: only `/metrics` (without a token) and the probes are served.
+    public let metricsListener: Bool
     /// Per-event-loop batches of woken long-polls, shared by the connections this router serves.
     let wakeQueues = WakeQueues()
 
-    /// Creates a router; `clientLimits` are none by default.
-    public init(node: Node, region: Int = 1, clientLimits: ClientLimits = ClientLimits()) {
+    /// Creates a router; `clientLimits` are none by default, `operations` default to metrics on and
+    /// the installed console.
+    public init(node: Node, region: Int = 1, clientLimits: ClientLimits = ClientLimits(), operations: Operations? = nil,
+                metricsListener: Bool = false) {
         self.node = node
         self.region = region
         self.clientLimits = clientLimits
+        self.operations = operations
+            ?? Operations(startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
+        self.metricsListener = metricsListener
     }
 
     /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.
     public func route(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
+        if metricsListener { return routeMetricsListener(request) }
         switch (request.method, s.first ?? "") {
         case (.OPTIONS, _):
             return .reply(.json("{}"))
@@ -66,8 +76,28 @@ public struct Router: Sendable {
             return accessManager(request)
         case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "limits":
             return limitsAdmin(request)
+        case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "stats":
+            return stats(request)
+        case (.GET, "health") where s.count == 1:
+            return health()
+        case (.GET, "ready") where s.count == 1:
+            return ready()
+        case (.GET, "metrics") where s.count == 1:
+            return metrics(request)
+        case (_, "console"):
+            return console(request)
         default:
             return Self.noSuchEndpoint()
+        }
+    }
+
+    /// The metrics port's routes: `/metrics` and the probes, nothing else.
+    private func routeMetricsListener(_ request: PubNubRequest) -> RouteAction {
+        switch (request.method, request.segments) {
+        case (.GET, ["metrics"]): return metrics(request)
+        case (.GET, ["health"]): return health()
+        case (.GET, ["ready"]): return ready()
+        default: return Self.noSuchEndpoint(service: "Metrics")
         }
     }
 

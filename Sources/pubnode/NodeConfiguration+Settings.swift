@@ -85,6 +85,12 @@ extension NodeConfiguration {
         .rate("keysetRequestRate", flag: "keyset-request-rate", environment: "PUBNODE_KEYSET_REQUEST_RATE",
               \.keysetRateLimits.requestsPerSecond,
               help: "Requests per second per keyset, by default (decimals allowed); 0 = unlimited."),
+        .boolean("metrics", flag: "metrics", environment: "PUBNODE_METRICS", \.metricsEnabled,
+                 help: "Serve Prometheus metrics at /metrics (admin token on the main port)."),
+        .integer("metricsPort", flag: "metrics-port", environment: "PUBNODE_METRICS_PORT", \.metricsPort, in: 0...65535,
+                 help: "A second port serving /metrics without a token, /health and /ready; 0 = none."),
+        .text("metricsHost", flag: "metrics-host", environment: "PUBNODE_METRICS_HOST", \.metricsHost, allowed: "address",
+              help: "Address the metrics port binds."),
     ]
 
     /// Log level names swift-log knows.

@@ -40,6 +40,12 @@ struct NodeConfiguration: Sendable, Equatable {
     var clientRequestRate: Double?
     /// The rate limits every keyset gets unless its own entry says otherwise; unlimited by default.
     var keysetRateLimits = RateLimits()
+    /// Whether `/metrics` is served.
+    var metricsEnabled = true
+    /// The metrics port; 0 for none.
+    var metricsPort = 0
+    /// Address the metrics port binds.
+    var metricsHost = "127.0.0.1"
 
     /// The defaults.
     init() {}
@@ -73,6 +79,8 @@ struct NodeConfiguration: Sendable, Equatable {
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
         server.maxConnectionsPerClient = clientConnectionLimit
         server.clientRequestsPerSecond = clientRequestRate ?? 0
+        if metricsPort > 0 { server.metricsPort = metricsPort }
+        server.metricsHost = metricsHost
         return server
     }
 }

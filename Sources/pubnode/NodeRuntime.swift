@@ -35,12 +35,17 @@ struct NodeRuntime {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let timetokens = TimetokenClock(wall: clock)
         let database = try openDatabase(configuration, logger: logger)
+        let metrics = configuration.metricsEnabled ? ServerMetrics() : nil
+        let onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = metrics.map { metrics in
+            { @Sendable report in metrics.historyCommitted(report) }
+        }
         let history = database.map { database in
             SQLiteHistory.history(
                 database: database, policies: configuration.history.policies(for: configuration.keysets),
                 created: configuration.history.policy(for: ""), clock: timetokens,
                 flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
-                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) })
+                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) },
+                onCommit: onCommit)
         }
         let webhooks: WebhookHooks
         let hooks: HookEngine
@@ -72,7 +77,8 @@ struct NodeRuntime {
         }
         // The outbox is loaded before the server listens, so no accepted event can precede it.
         try hooks.start()
-        let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger)
+        let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger,
+                                       operations: operations(metrics: metrics, node: node, history: history, logger: logger))
         let subscribeKeys = configuration.keysets.map(\.subscribeKey)
         let services = NodeServices(
             history: history.map { history in ClosingService("history") { history.close() } },
@@ -84,6 +90,18 @@ struct NodeRuntime {
             },
             sweeps: sweeps(configuration, node: node, history: history, clock: clock, logger: logger))
         return NodeRuntime(node: node, server: server, services: services)
+    }
+
+    /// Readiness (history commits succeeding), metrics and the console's files.
+    static func operations(metrics: ServerMetrics?, node: Node, history: MessageHistory?, logger: Logger) -> Operations {
+        let console = ConsoleAssets.installed()
+        if console == nil { logger.warning("console files not found; /console is unavailable") }
+        let operations = Operations(metrics: metrics, console: console,
+                                    startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
+        if let history {
+            operations.readiness.addCheck("history") { history.writer.statistics.lastCommitSucceeded }
+        }
+        return operations
     }
 
     /// The periodic work: presence every second, channels every `sweepIntervalSeconds`, expired

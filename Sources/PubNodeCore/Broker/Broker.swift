@@ -60,6 +60,9 @@ public protocol KeysetBroker: Sendable {
 
     /// Expires old buffered messages and reclaims idle channels.
     func sweep() -> ChannelSweepReport
+    /// How many channels and groups the keyset has, and its `busiest` busiest channels (for the
+    /// operator; may visit every channel).
+    func statistics(busiest: Int) -> BrokerStatistics
 }
 
 extension KeysetBroker {
@@ -75,11 +78,15 @@ public struct DeliveryBatch: Sendable {
     public var deliveries: [Delivery]
     /// The last delivered timetoken, or the request's cursor when nothing was delivered.
     public var next: Timetoken
+    /// Whether the cursor was older than a message a buffer has already dropped: the subscriber
+    /// missed messages that only history may still hold.
+    public var missed: Bool
 
     /// Creates a batch.
-    public init(deliveries: [Delivery], next: Timetoken) {
+    public init(deliveries: [Delivery], next: Timetoken, missed: Bool = false) {
         self.deliveries = deliveries
         self.next = next
+        self.missed = missed
     }
 }
 

@@ -38,12 +38,11 @@ struct MemoryKeysetBroker: KeysetBroker {
     }
 
     func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
-        hub.park(waiter, on: subscription, after: cursor).map { DeliveryBatch(deliveries: $0.deliveries, next: $0.next) }
+        hub.park(waiter, on: subscription, after: cursor)
     }
 
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
-        let found = hub.collect(subscription, after: cursor)
-        return DeliveryBatch(deliveries: found.deliveries, next: found.next)
+        hub.collect(subscription, after: cursor)
     }
 
     func cancel(_ waiter: any Waiter, on subscription: Subscription) {
@@ -67,4 +66,6 @@ struct MemoryKeysetBroker: KeysetBroker {
     func restore(_ messages: [PublishedMessage]) -> Int { hub.restore(messages) }
 
     func sweep() -> ChannelSweepReport { hub.sweep() }
+
+    func statistics(busiest: Int) -> BrokerStatistics { hub.statistics(busiest: busiest) }
 }

@@ -34,6 +34,8 @@ public final class ServedKeyset: Sendable {
     public let requestLimiter: RateLimiter?
     /// Every publish, signal and fire also takes a token here (nil: unlimited).
     public let publishLimiter: RateLimiter?
+    /// What the keyset has done since the node started.
+    public let counters = KeysetCounters()
     let broker: any KeysetBroker
     let presence: any KeysetPresence
     private let secret: Mutex<String?>

@@ -42,7 +42,7 @@ extension Node {
         guard before.isEmpty else {
             return .awaitingHooks(PendingPublish(request: request, hooks: before, keyset: keyset))
         }
-        return .done(accept(request, broker: keyset.broker))
+        return .done(accept(request, keyset: keyset))
     }
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
@@ -68,7 +68,7 @@ extension Node {
         // The hooks may have taken seconds: the keyset must still be the one authorized, and enabled.
         guard registry.keyset(request.subscribeKey) === pending.keyset else { throw .invalidKey }
         if pending.keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        return accept(request, broker: pending.keyset.broker)
+        return accept(request, keyset: pending.keyset)
     }
 
     /// Validates and accepts a publish, signal or fire, running any before hooks first.
@@ -80,7 +80,8 @@ extension Node {
     }
 
     /// Buffers (or, for a fire, only hands to the hooks) a validated request.
-    private func accept(_ request: PublishRequest, broker: any KeysetBroker) -> PublishResult {
+    private func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishResult {
+        keyset.counters.accepted(request.kind, fire: request.isFire)
         let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
                                  publisher: request.uuid, kind: request.kind,
                                  customMessageType: request.customMessageType,
@@ -92,7 +93,7 @@ extension Node {
             return PublishResult(timetoken: message.timetoken, message: message)
         }
         var commit: PendingCommit?
-        let message = broker.publish(draft) { message in
+        let message = keyset.broker.publish(draft) { message in
             commit = history?.record(message, subscribeKey: request.subscribeKey)
         }
         hooks.accepted(message, action: Self.action(request), subscribeKey: request.subscribeKey)

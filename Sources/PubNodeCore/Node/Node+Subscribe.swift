@@ -20,12 +20,13 @@ extension Node {
         guard let uuid = request.uuid else {
             if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
             return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,
-                                                                                            cursor: request.cursor, broker: broker))
+                                                                                            cursor: request.cursor, broker: broker,
+                                                                                            counters: keyset.counters))
         }
         let handshake = request.cursor == .zero ? clock.current() : nil
         try presence.heartbeat(PresenceUpdate(uuid: uuid, subscription: subscription,
                                               timeoutSeconds: request.heartbeatSeconds, state: request.state))
         if let handshake { return .handshake(handshake) }
-        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, broker: broker))
+        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, broker: broker, counters: keyset.counters))
     }
 }

@@ -102,9 +102,13 @@ public final class Node: Sendable {
         if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
         try access.check(request, keyset: keyset)
         if let limiter = keyset.publishLimiter, request.operation.publishes, let retry = limiter.admit() {
+            keyset.counters.publishRefusals.add(1, ordering: .relaxed)
             throw .tooManyRequests(retryAfter: retry)
         }
-        if let limiter = keyset.requestLimiter, let retry = limiter.admit() { throw .tooManyRequests(retryAfter: retry) }
+        if let limiter = keyset.requestLimiter, let retry = limiter.admit() {
+            keyset.counters.requestRefusals.add(1, ordering: .relaxed)
+            throw .tooManyRequests(retryAfter: retry)
+        }
         try authorizer.authorize(request)
     }
 

@@ -49,6 +49,7 @@ public struct LongPoll: Sendable {
     /// The client's cursor.
     public let cursor: Timetoken
     let broker: any KeysetBroker
+    let counters: KeysetCounters
 
     /// Registers `waiter`, then reads: the messages when some are ready after the cursor (the
     /// waiter is unregistered again), or nil when it stays parked until woken or cancelled.
@@ -59,6 +60,11 @@ public struct LongPoll: Sendable {
     /// What is ready after the cursor now (after a wake).
     public func read() -> DeliveryBatch {
         broker.read(subscription, after: cursor)
+    }
+
+    /// Counts what the transport has just written to the subscriber (for statistics and metrics).
+    public func delivered(_ batch: DeliveryBatch) {
+        counters.delivered(batch)
     }
 
     /// Unregisters `waiter`.

@@ -1,0 +1,72 @@
+/// The endpoint families HTTP metrics are labelled with: few and fixed, so a label never takes a
+/// value from the request (a channel or key in a label would let clients grow the metric set).
+public enum RequestFamily: Int, CaseIterable, Sendable {
+    /// `/time/0`.
+    case time
+    /// `/publish/…` (messages and fires).
+    case publish
+    /// `/signal/…`.
+    case signal
+    /// `/v2/subscribe/…` long-polls.
+    case subscribe
+    /// `/v2/presence/…`.
+    case presence
+    /// `/v2/history/…`, `/v3/history…`.
+    case history
+    /// `/v1/channel-registration/…`.
+    case channelGroups
+    /// `/v3/pam/…`.
+    case accessManager
+    /// `/v1/blocks/…` (on-request hooks).
+    case blocks
+    /// `/v1/admin/…`.
+    case admin
+    /// `/console…`.
+    case console
+    /// `/health`, `/ready`, `/metrics`.
+    case probes
+    /// Anything else (unknown routes).
+    case other
+
+    /// The label value.
+    public var label: String {
+        switch self {
+        case .time: "time"
+        case .publish: "publish"
+        case .signal: "signal"
+        case .subscribe: "subscribe"
+        case .presence: "presence"
+        case .history: "history"
+        case .channelGroups: "channel_groups"
+        case .accessManager: "access_manager"
+        case .blocks: "blocks"
+        case .admin: "admin"
+        case .console: "console"
+        case .probes: "probes"
+        case .other: "other"
+        }
+    }
+
+    /// The family of a request target (path and query as sent).
+    public init(uri: String) {
+        let path = uri.utf8
+        func starts(_ prefix: StaticString) -> Bool {
+            let count = prefix.utf8CodeUnitCount
+            guard path.count >= count else { return false }
+            return prefix.withUTF8Buffer { expected in path.prefix(count).elementsEqual(expected) }
+        }
+        if starts("/v2/subscribe/") { self = .subscribe }
+        else if starts("/publish/") { self = .publish }
+        else if starts("/signal/") { self = .signal }
+        else if starts("/time/") { self = .time }
+        else if starts("/v2/presence/") { self = .presence }
+        else if starts("/v3/history") || starts("/v2/history/") { self = .history }
+        else if starts("/v1/channel-registration/") { self = .channelGroups }
+        else if starts("/v3/pam/") { self = .accessManager }
+        else if starts("/v1/blocks/") { self = .blocks }
+        else if starts("/v1/admin/") { self = .admin }
+        else if starts("/console") { self = .console }
+        else if starts("/health") || starts("/ready") || starts("/metrics") { self = .probes }
+        else { self = .other }
+    }
+}
