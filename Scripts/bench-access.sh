@@ -9,6 +9,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -33,10 +35,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 SECRET="sec-bench-$(date +%s%N)"
 # shellcheck disable=SC2086
-"$BIN" --host 127.0.0.1 --port "$PORT" --data-dir "$WORK/data" --history-enabled false --log-level error \
+"$BIN" --host 127.0.0.1 --port "$PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" --history-enabled false --log-level error \
     --keyset demo:demo --keyset "pub-c-bench:sub-c-bench:$SECRET" ${PUBNODE_ARGS:-} >"$WORK/node.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 400); do curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1 && break; sleep 0.05; done
@@ -64,7 +66,7 @@ run() {  # run NAME EXTRA-ARGS... -> requests per second
     local out=$WORK/$1.json; shift
     "$LOAD" publish --host 127.0.0.1 --port "$PORT" --json --threads "$PUBLISH_THREADS" --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup "$WARMUP" --payload-size "$PAYLOAD" --channel-prefix load- "$@" >"$out" 2>&1
-    python3 -c 'import json,sys; print(json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["requests_per_s"])' "$out"
+    result_field "$out" requests_per_s
 }
 
 OPEN=() TOKENED=()
@@ -77,7 +79,6 @@ grep -q '"Sent"' <(curl -s "http://127.0.0.1:$PORT/publish/pub-c-bench/sub-c-ben
     || { log "the token was not accepted"; exit 1; }
 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/publish/pub-c-bench/sub-c-bench/0/load-0/0/1" | grep -q 403 \
     || { log "the keyset is not guarded"; exit 1; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 M_OPEN=$(median "${OPEN[@]}")
 M_TOKEN=$(median "${TOKENED[@]}")
 RATIO=$(python3 -c "print('%.1f' % (100.0 * $M_TOKEN / $M_OPEN))")

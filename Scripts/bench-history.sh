@@ -10,6 +10,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -35,7 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # start_node DIR ARGS...: starts the node; sets NODE_PID, PORT and STARTUP (seconds until it answered).
 start_node() {
@@ -43,7 +44,7 @@ start_node() {
     PORT=$(free_port)
     mkdir -p "$dir"
     local t0; t0=$(date +%s.%N)
-    "$BIN" --host 127.0.0.1 --port "$PORT" --data-dir "$dir" "$@" >>"$WORK/node.log" 2>&1 &
+    "$BIN" --host 127.0.0.1 --port "$PORT" $PUBNODE_UNLIMITED --data-dir "$dir" "$@" >>"$WORK/node.log" 2>&1 &
     NODE_PID=$!
     for _ in $(seq 1 1200); do
         if curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1; then

@@ -13,6 +13,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -40,7 +42,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_up() {
     for _ in $(seq 1 400); do curl -sf "http://127.0.0.1:$1/time/0" >/dev/null 2>&1 && return 0; sleep 0.05; done
     log "nothing answers on port $1"; exit 1
@@ -86,7 +87,7 @@ webhook_run() {
     local name=$1; shift
     local port; port=$(free_port)
     mkdir -p "$WORK/$name"
-    "$BIN" --host 127.0.0.1 --port "$port" --data-dir "$WORK/$name" "$@" >"$WORK/$name.log" 2>&1 &
+    "$BIN" --host 127.0.0.1 --port "$port" $PUBNODE_UNLIMITED --data-dir "$WORK/$name" "$@" >"$WORK/$name.log" 2>&1 &
     local pid=$!
     PIDS+=($pid)
     wait_up "$port"

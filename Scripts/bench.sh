@@ -28,6 +28,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=Scripts/bench-common.sh
+source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 PUBNODE_BIN=${PUBNODE_BIN:-}
 NCHAN=${NCHAN:-0}
@@ -270,7 +272,7 @@ if [[ $RUN_PUBNODE == 1 ]]; then
     mkdir -p "$WORK/pubnode-data"
     log "starting $PUBNODE_BIN on 127.0.0.1:$port"
     # shellcheck disable=SC2086 # PUBNODE_ARGS is a list of flags
-    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 --data-dir "$WORK/pubnode-data" ${PUBNODE_ARGS:-} \
+    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 $PUBNODE_UNLIMITED --data-dir "$WORK/pubnode-data" ${PUBNODE_ARGS:-} \
         >"$WORK/pubnode.log" 2>&1 &
     node_pid=$!
     STARTED_PIDS+=("$node_pid")

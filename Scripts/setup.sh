@@ -3,7 +3,8 @@
 # Swift itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 need=()
-for pkg in zlib1g-dev libsqlite3-dev; do
+# chromium and its driver run the web console's browser tests (Tests/Browser).
+for pkg in zlib1g-dev libsqlite3-dev chromium chromium-driver; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need+=(python3-venv); fi

@@ -31,10 +31,12 @@ extension ChannelHub {
             }
         }
         var waiters: [any Waiter] = []
-        presence.touch(uuid: update.uuid, channels: channels, timeoutSeconds: settings.timeout(requested: update.timeoutSeconds),
-                       states: states) { event in
+        let fits = presence.touch(uuid: update.uuid, channels: channels,
+                                  timeoutSeconds: settings.timeout(requested: update.timeoutSeconds), states: states,
+                                  stateLimit: limits.maxStatesPerUUID) { event in
             waiters.append(contentsOf: publish(event.draft()).waiters)
         }
+        guard fits else { throw .tooManyStates(limit: limits.maxStatesPerUUID) }
         return waiters
     }
 
@@ -53,9 +55,11 @@ extension ChannelHub {
         throws(PubNodeError) -> (state: [UInt8]?, waiters: [any Waiter]) {
         let stored = try PresenceState.object(state, limit: presence.settings.maxStateBytes)
         var waiters: [any Waiter] = []
-        presence.setState(uuid: uuid, channels: presenceChannels(channels, groups: groups).channels, state: stored) { event in
+        let fits = presence.setState(uuid: uuid, channels: presenceChannels(channels, groups: groups).channels,
+                                     state: stored, stateLimit: limits.maxStatesPerUUID) { event in
             waiters.append(contentsOf: publish(event.draft()).waiters)
         }
+        guard fits else { throw .tooManyStates(limit: limits.maxStatesPerUUID) }
         return (stored, waiters)
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The in-memory state of one subscribe key: channels, groups, wildcard prefixes and parked waiters.
 ///
 /// Publishing locks only the destination channel (plus, briefly, each group and wildcard prefix that
@@ -12,6 +14,8 @@ public final class ChannelHub: Sendable {
     let region: Int
     let channels = ShardedMap<String, ChannelState>()
     let groups = ShardedMap<String, FanInState>(shardCount: 16)
+    /// Groups with at least one channel (bounded by `Limits.maxGroupsPerKeyset`).
+    let groupCount = Atomic<Int>(0)
     /// Wildcard patterns (`a.*`, `a.*-pnpres`): the channels that exist under each and the waiters on it.
     let prefixes = ShardedMap<String, FanInState>(shardCount: 16)
     /// Who is present on which channel; its events are published on this hub's `-pnpres` channels.

@@ -57,6 +57,13 @@ public final class HistoryWriter: Sendable {
         public var messages: Int
         /// Whether it was committed.
         public var succeeded: Bool
+
+        /// A commit's figures.
+        public init(nanoseconds: UInt64, messages: Int, succeeded: Bool) {
+            self.nanoseconds = nanoseconds
+            self.messages = messages
+            self.succeeded = succeeded
+        }
     }
 
     /// Creates a writer; `onFailure` receives each failed commit's error and message count,

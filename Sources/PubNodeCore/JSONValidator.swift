@@ -4,17 +4,22 @@
 /// and key order survive. Nesting deeper than `maxDepth` is refused to bound stack use, and a
 /// number literal longer than `maxNumberLength` characters is refused: SDKs parse what the node
 /// relays, and the Python SDK cannot read an integer of more than 4,300 digits (every long-poll
-/// answer carrying one would fail, stalling its subscribers).
+/// answer carrying one would fail, stalling its subscribers). More than `maxElements` values in
+/// one text (every string, number, literal, array and object counts one) are refused, which bounds
+/// what a decoder at the other end builds whatever the size limits are raised to.
 public struct JSONValidator: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     public var maxDepth: Int
     /// The longest number literal accepted, sign, fraction and exponent included.
     public var maxNumberLength: Int
+    /// The most values in one text.
+    public var maxElements: Int
 
     /// Creates a validator.
-    public init(maxDepth: Int = 256, maxNumberLength: Int = 1000) {
+    public init(maxDepth: Int = 256, maxNumberLength: Int = 1000, maxElements: Int = 20_000) {
         self.maxDepth = maxDepth
         self.maxNumberLength = maxNumberLength
+        self.maxElements = maxElements
     }
 
     /// True when `bytes` is exactly one JSON value, optionally surrounded by white space.
@@ -34,7 +39,7 @@ public struct JSONValidator: Sendable {
     }
 
     private func validate(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        var scanner = Scanner(bytes: buffer, maxDepth: maxDepth, maxNumberLength: maxNumberLength)
+        var scanner = Scanner(bytes: buffer, maxDepth: maxDepth, maxNumberLength: maxNumberLength, maxElements: maxElements)
         return scanner.document()
     }
 }
@@ -43,10 +48,13 @@ private struct Scanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     let maxNumberLength: Int
+    let maxElements: Int
     var index = 0
+    var elements = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNumberLength: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxNumberLength: Int, maxElements: Int) {
         self.maxNumberLength = maxNumberLength
+        self.maxElements = maxElements
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
@@ -74,7 +82,8 @@ private struct Scanner {
     }
 
     mutating func value(depth: Int) -> Bool {
-        guard let byte = peek else { return false }
+        elements += 1
+        guard let byte = peek, elements <= maxElements else { return false }
         switch byte {
         case UInt8(ascii: "{"): return object(depth: depth + 1)
         case UInt8(ascii: "["): return array(depth: depth + 1)

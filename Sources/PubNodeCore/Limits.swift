@@ -34,6 +34,18 @@ public struct Limits: Sendable, Equatable, Codable {
     public var presenceIntervalSeconds: Int = 10
     /// Largest presence state object of one uuid on one channel, in bytes of JSON text.
     public var maxStateBytes: Int = 32 * 1024
+    /// Most header fields in one request; more are refused with 431.
+    public var maxHeaderCount: Int = 100
+    /// Largest request head (request line and headers), in bytes; larger is refused with 431.
+    /// It must hold a GET publish of the largest message.
+    public var maxHeadBytes: Int = 64 * 1024
+    /// Seconds a request may take to arrive completely (head and body) from its first byte; a
+    /// slower one is answered 408 and its connection closed.
+    public var requestTimeoutSeconds: Int = 20
+    /// Most channel groups one keyset may hold.
+    public var maxGroupsPerKeyset: Int = 10_000
+    /// Most channels one uuid may hold presence state on at once.
+    public var maxStatesPerUUID: Int = 1_000
 
     /// The defaults.
     public init() {}
@@ -46,12 +58,18 @@ public struct Limits: Sendable, Equatable, Codable {
             ("maxBodyBytes", maxBodyBytes), ("maxChannelsPerSubscribe", maxChannelsPerSubscribe),
             ("maxGroupsPerSubscribe", maxGroupsPerSubscribe), ("maxChannelsPerGroup", maxChannelsPerGroup),
             ("longPollTimeoutSeconds", longPollTimeoutSeconds), ("idleChannelSeconds", idleChannelSeconds),
+            ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
+            ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
+            ("maxStatesPerUUID", maxStatesPerUUID),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")
         }
         if idleConnectionSeconds <= longPollTimeoutSeconds {
             throw ConfigurationError("idleConnectionSeconds (\(idleConnectionSeconds)) must exceed longPollTimeoutSeconds (\(longPollTimeoutSeconds))")
+        }
+        if maxHeadBytes < maxMessageBytes + 4096 {
+            throw ConfigurationError("maxHeadBytes (\(maxHeadBytes)) must hold a GET publish: at least maxMessageBytes + 4096")
         }
         if bufferRetentionSeconds < 0 {
             throw ConfigurationError("bufferRetentionSeconds must not be negative")

@@ -36,12 +36,16 @@ public final class PresenceTracker: Sendable {
     /// A uuid not yet present joins (`join` event, with its state). One already present is refreshed:
     /// only its own record is touched, unless `states` changes its state there (`state-change`).
     /// `states` maps a channel to its new state (nil clears it); channels not in it keep theirs.
+    /// Returns false, changing nothing, when `states` would leave the uuid with state on more
+    /// than `stateLimit` channels.
+    @discardableResult
     public func touch(uuid: String, channels: [String], timeoutSeconds: Int, states: [String: [UInt8]?] = [:],
-                      emit: (PresenceEvent) -> Void) {
-        guard !channels.isEmpty else { return }
+                      stateLimit: Int = .max, emit: (PresenceEvent) -> Void) -> Bool {
+        guard !channels.isEmpty else { return true }
         let now = clock.nowNanoseconds()
         let expiry = now &+ UInt64(max(timeoutSeconds, 1)) &* 1_000_000_000
-        withUser(uuid) { user in
+        return withUser(uuid) { user -> Bool in
+            guard states.isEmpty || Self.statesFit(user, states, limit: stateLimit) else { return false }
             for channel in channels {
                 if var entry = user.entries[channel], entry.present {
                     entry.expiresAt = expiry
@@ -66,7 +70,20 @@ public final class PresenceTracker: Sendable {
                 }
             }
             user.nextExpiry = min(user.nextExpiry, expiry)
+            return true
         }
+    }
+
+    /// Whether giving the user the states in `changes` (channel to state, nil clearing it) keeps
+    /// it within `limit` channels with state.
+    static func statesFit(_ user: UserPresence.Inner, _ changes: [String: [UInt8]?], limit: Int) -> Bool {
+        guard limit < .max else { return true }
+        var count = 0
+        for entry in user.entries.values where entry.state != nil { count += 1 }
+        for (channel, state) in changes where (user.entries[channel]?.state != nil) != (state != nil) {
+            count += state != nil ? 1 : -1
+        }
+        return count <= limit
     }
 
     /// Removes `uuid` from `channels` at once (`leave` events) and clears its state there.
@@ -91,11 +108,17 @@ public final class PresenceTracker: Sendable {
     ///
     /// Where the uuid is present this emits `state-change`. Elsewhere the state is kept for the
     /// uuid's next join there, and dropped after the keyset's presence timeout if none comes.
-    public func setState(uuid: String, channels: [String], state: [UInt8]?, emit: (PresenceEvent) -> Void) {
-        guard !channels.isEmpty else { return }
+    /// Returns false, changing nothing, when that would leave the uuid with state on more than
+    /// `stateLimit` channels.
+    @discardableResult
+    public func setState(uuid: String, channels: [String], state: [UInt8]?, stateLimit: Int = .max,
+                         emit: (PresenceEvent) -> Void) -> Bool {
+        guard !channels.isEmpty else { return true }
         let now = clock.nowNanoseconds()
         let expiry = now &+ UInt64(settings.timeoutSeconds) &* 1_000_000_000
-        withUser(uuid) { user in
+        let fits = withUser(uuid) { user -> Bool in
+            guard Self.statesFit(user, Dictionary(channels.map { ($0, state) }, uniquingKeysWith: { a, _ in a }),
+                                 limit: stateLimit) else { return false }
             for channel in channels {
                 if var entry = user.entries[channel], entry.present {
                     entry.state = state
@@ -111,8 +134,10 @@ public final class PresenceTracker: Sendable {
                     user.entries[channel] = nil
                 }
             }
+            return true
         }
         reclaimIfEmpty(user: uuid)
+        return fits
     }
 
     /// Takes `uuid` out of `channel`'s occupants and reports it; called with the user's mutex held.

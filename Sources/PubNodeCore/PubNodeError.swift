@@ -22,6 +22,10 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case tooManyGroups(limit: Int)
     /// A group would hold more than the allowed number of channels.
     case groupFull(limit: Int)
+    /// The keyset holds as many channel groups as it may.
+    case keysetGroupsFull(limit: Int)
+    /// A uuid would hold presence state on more channels than it may.
+    case tooManyStates(limit: Int)
     /// A request parameter is malformed; the text names it.
     case invalidParameter(String)
     /// Presence state is not a JSON object (or not keyed by channel where that form is expected).

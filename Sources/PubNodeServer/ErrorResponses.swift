@@ -31,6 +31,8 @@ enum ErrorResponses {
         case .tooManyChannels(let limit): return (.badRequest, "Too many channels in subscribe (limit \(limit))")
         case .tooManyGroups(let limit): return (.badRequest, "Too many channel groups in subscribe (limit \(limit))")
         case .groupFull(let limit): return (.badRequest, "Maximum channels per group exceeded (limit \(limit))")
+        case .keysetGroupsFull(let limit): return (.badRequest, "Maximum channel groups per keyset reached (limit \(limit))")
+        case .tooManyStates(let limit): return (.badRequest, "Presence state is held on too many channels (limit \(limit))")
         case .invalidParameter(let what): return (.badRequest, "Invalid Arguments: \(what)")
         case .invalidState(let why): return (.badRequest, "Invalid state: \(why)")
         case .stateTooLarge(let limit): return (.badRequest, "State too large (limit \(limit) bytes)")

@@ -19,6 +19,10 @@ struct ClientStanding {
     var overConnectionLimit = false
     /// Whether this connection is counted in the open-connections gauge (set and cleared once).
     var open = false
+    /// Whether this connection holds a count in the node-wide connection limit.
+    var nodeCounted = false
+    /// Whether this connection's parked long-poll holds a count in the per-address parked limit.
+    var parkCounted = false
 }
 
 extension PubNodeHTTPHandler {
@@ -29,6 +33,13 @@ extension PubNodeHTTPHandler {
         client.decided = true
         client.open = true
         router.operations.gauges.connectionOpened()
+        guard router.clientLimits.openNodeConnection() else {
+            // Over the node's limit: closed at once, before it can hold a descriptor any longer.
+            router.operations.gauges.connectionRefused()
+            context.close(promise: nil)
+            return
+        }
+        client.nodeCounted = true
         guard let remote = context.channel.remoteAddress, let address = ClientAddress.key(remote) else { return }
         client.address = address
         let clientLimits = router.clientLimits
@@ -47,9 +58,29 @@ extension PubNodeHTTPHandler {
             client.open = false
             router.operations.gauges.connectionClosed()
         }
+        if client.nodeCounted {
+            client.nodeCounted = false
+            router.clientLimits.closeNodeConnection()
+        }
         guard client.counted, let address = client.address else { return }
         client.counted = false
         router.clientLimits.closeConnection(from: address)
+    }
+
+    /// Takes a parked-poll count for this connection's address; false when the address has its
+    /// limit of parked polls (the poll is then answered 429).
+    func admitParkedPoll() -> Bool {
+        guard let address = client.address else { return true }
+        guard router.clientLimits.parkPoll(from: address) else { return false }
+        client.parkCounted = true
+        return true
+    }
+
+    /// Gives the parked-poll count back, if this connection holds one.
+    func releaseParkedPoll() {
+        guard client.parkCounted, let address = client.address else { return }
+        client.parkCounted = false
+        router.clientLimits.unparkPoll(from: address)
     }
 
     /// Counts the answer to the current request in the HTTP metrics (timed unless it was parked).

@@ -12,6 +12,13 @@ extension PubNodeHTTPHandler {
             respond(ready)
             return
         }
+        guard admitParkedPoll() else {
+            // Over this address's parked limit: answered at once (a late wake finds nothing parked).
+            longPoll.cancel(poll)
+            write(ErrorResponses.reply(.tooManyRequests(retryAfter: 1), shape: .object(service: "Rate Limiter"),
+                                       timetoken: router.node.time()), context: context)
+            return
+        }
         let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(Int64(limits.longPollTimeoutSeconds))) {
             [weak self] in
             guard let self, let parked = self.state.parked, parked.poll === poll else { return }
@@ -81,6 +88,7 @@ extension PubNodeHTTPHandler {
         guard case .parked(let head, let parked) = state.phase else { return }
         state.phase = .answering(head)
         router.operations.gauges.pollReleased()
+        releaseParkedPoll()
         parked.timeout.cancel()
         parked.longPoll.cancel(parked.poll)
     }

@@ -56,6 +56,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        switch part {
+        case .head: context.triggerUserOutboundEvent(RequestProgressEvent.head, promise: nil)
+        case .end: context.triggerUserOutboundEvent(RequestProgressEvent.end, promise: nil)
+        case .body: break
+        }
         guard state.acceptsParts else {
             state.queued.append(part)
             if state.queued.count > Self.maxQueuedParts { context.close(promise: nil) }
@@ -69,7 +74,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.head(let head), _):
             state.phase = .receiving(head, body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
-            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
+            if head.headers.count > limits.maxHeaderCount {
+                refuseHead(context: context, message: "More than \(limits.maxHeaderCount) header fields")
+            } else if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
         case (.body(var chunk), .receiving(let head, var body)):
@@ -134,6 +141,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Refuses a request whose head is too large or has too many fields (431) and closes.
+    private func refuseHead(context: ChannelHandlerContext, message: String) {
+        state.phase = .discarding(state.head)
+        write(ErrorResponses.object(status: .requestHeaderFieldsTooLarge, message: message), context: context, close: true)
+    }
+
     private func refuseBody(context: ChannelHandlerContext) {
         state.phase = .discarding(state.head)
         let reply = ErrorResponses.object(status: .payloadTooLarge, message: "Request body over \(limits.maxBodyBytes) bytes")
@@ -156,6 +169,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
             if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") || head.uri.hasPrefix("/metrics") {
                 for (name, value) in head.headers { request.headers[name.lowercased()] = value }
+                request.peerAddress = context.channel.remoteAddress?.ipAddress
             }
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")

@@ -23,6 +23,12 @@ public struct ServerConfiguration: Sendable {
     /// Requests per second per client IP address (0 = unlimited; burst: one second's worth);
     /// requests over it are answered 429. `/time/0` and `OPTIONS` are never limited.
     public var clientRequestsPerSecond: Double = 0
+    /// Most open connections to the node from all addresses (0 = unlimited); a connection over it
+    /// is closed as soon as it is accepted.
+    public var maxConnections: Int = 0
+    /// Most parked long-polls per client IP address (0 = unlimited); a subscribe over it is
+    /// answered 429.
+    public var maxParkedPerClient: Int = 0
     /// A second port serving only `/metrics` (without the admin token), `/health` and `/ready`, on
     /// `metricsHost`; nil for none (then `/metrics` is on the main port, behind the admin token).
     public var metricsPort: Int?
@@ -52,6 +58,8 @@ public final class PubNodeHTTPServer: Sendable {
     /// Readiness, metrics and the console.
     public let operations: Operations
     private let metricsListener = Mutex<(any Channel)?>(nil)
+    /// Pauses accepting when the process is out of descriptors, instead of spinning.
+    let acceptBackoff: AcceptBackoff
 
     /// Creates a server; nothing listens until `start()`. `clock` times the per-client request rate.
     /// `operations` default to metrics on and the installed console.
@@ -59,8 +67,10 @@ public final class PubNodeHTTPServer: Sendable {
                 clock: any WallClock = SystemWallClock(), operations: Operations? = nil) {
         self.configuration = configuration
         self.node = node
-        self.operations = operations
+        let operations = operations
             ?? Operations(startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
+        self.operations = operations
+        self.acceptBackoff = AcceptBackoff(logger: logger, gauges: operations.gauges)
         self.clientLimits = ClientLimits(configuration, clock: clock)
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
@@ -92,10 +102,11 @@ public final class PubNodeHTTPServer: Sendable {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { [quiesce] channel in
+            .serverChannelInitializer { [quiesce, acceptBackoff] channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let helper = quiesce.helper.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
                     try channel.pipeline.syncOperations.addHandler(helper.makeServerChannelHandler(channel: channel))
+                    try channel.pipeline.syncOperations.addHandler(acceptBackoff.handler())
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -108,12 +119,16 @@ public final class PubNodeHTTPServer: Sendable {
         return try await bootstrap.bind(host: host, port: port).get()
     }
 
-    /// Builds one connection's pipeline: NIO's HTTP/1.1 request decoder (llhttp, bounded header
-    /// sizes), gzip request decompression, then the PubNode handler, which writes whole responses.
+    /// Builds one connection's pipeline: the idle and request deadlines, NIO's HTTP/1.1 request
+    /// decoder (llhttp; its buffer bounded by the largest head), gzip request decompression, then
+    /// the PubNode handler, which writes whole responses.
     static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
         // A connection that sends nothing for longer than a long-poll lasts (plus grace) is closed.
         let idle = TimeAmount.seconds(Int64(router.node.limits.idleConnectionSeconds))
+        let limits = router.node.limits
         try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
+        try pipeline.addHandler(RequestDeadlineHandler(timeout: .seconds(Int64(limits.requestTimeoutSeconds)),
+                                                       maxHeadBytes: limits.maxHeadBytes))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
         try pipeline.addHandler(PubNodeHTTPHandler(router: router))

@@ -15,6 +15,9 @@ public struct PubNubRequest: Sendable {
     /// Headers kept for the endpoints that read them (on-request hooks, admin); empty elsewhere.
     /// Names are lowercased.
     public var headers: [String: String] = [:]
+    /// The connecting peer's IP address, as the transport saw it (on-request hooks get it as
+    /// `X-Forwarded-For`); nil when unknown.
+    public var peerAddress: String?
     /// The request target exactly as received (`/path?query`), kept for signature checks.
     public var target: String
 

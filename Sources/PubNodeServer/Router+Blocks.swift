@@ -17,7 +17,7 @@ extension Router {
             return .reply(ErrorResponses.object(status: .badRequest, message: "Invalid on-request path", service: "Blocks"))
         }
         let call = HookRequest(method: request.method.rawValue, subscribeKey: s[3], path: s[4...].joined(separator: "/"),
-                               query: request.query, headers: Self.forwarded(request.headers),
+                               query: request.query, headers: Self.forwarded(request.headers, peer: request.peerAddress),
                                body: request.body.map { Array($0.readableBytesView) } ?? [])
         let (node, uuid, auth, signed) = (self.node, Self.uuid(request), request.query["auth"], request.signed)
         return .deferred({ answer in
@@ -37,10 +37,13 @@ extension Router {
         })
     }
 
-    /// The request headers an on-request handler sees: content negotiation and client identity,
-    /// never credentials.
-    static func forwarded(_ headers: [String: String]) -> [String: String] {
-        let kept: Set<String> = ["content-type", "accept", "user-agent", "x-forwarded-for"]
-        return headers.filter { kept.contains($0.key) }
+    /// The request headers an on-request handler sees: content negotiation and the user agent,
+    /// never credentials; `x-forwarded-for` is the peer the node saw, never the client's own claim
+    /// (which anyone can write).
+    static func forwarded(_ headers: [String: String], peer: String?) -> [String: String] {
+        let kept: Set<String> = ["content-type", "accept", "user-agent"]
+        var forwarded = headers.filter { kept.contains($0.key) }
+        if let peer { forwarded["x-forwarded-for"] = peer }
+        return forwarded
     }
 }

@@ -2,6 +2,7 @@ import PubNodeCore
 
 extension Router {
     /// `/v1/channel-registration/sub-key/{sub}/channel-group[/{group}[/remove]]` with `add=` / `remove=`.
+    /// Listing the groups pages with `limit=N` and `start=<name>` (the previous page's `next`).
     func channelGroups(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
         let group = s.count >= 6 ? s[5] : nil
@@ -13,7 +14,13 @@ extension Router {
             let removing = request.list("remove")
             let action: ChannelGroupRequest.Action
             switch (group, deleting, adding.isEmpty, removing.isEmpty) {
-            case (nil, _, _, _): action = .listGroups
+            case (nil, _, _, _):
+                var limit: Int?
+                if let text = request.query["limit"] {
+                    guard let value = Int(text) else { throw .invalidParameter("limit must be a positive whole number") }
+                    limit = value
+                }
+                action = .listGroups(after: request.query["start"], limit: limit)
             case (let group?, true, _, _): action = .delete(group: group)
             case (_?, false, false, false): throw .invalidParameter("use either add or remove, not both")
             case (let group?, false, false, true): action = .add(group: group, channels: adding)
@@ -25,9 +32,10 @@ extension Router {
             call.signature = request.signed
             let result = try node.channelGroups(call)
             switch result {
-            case .groups(let names):
+            case .groups(let names, let next):
                 let list = names.map(JSONText.string).joined(separator: ",")
-                return .reply(.json(#"{"status":200,"payload":{"groups":[\#(list)],"namespace":""},"service":"channel-registry","error":false}"#))
+                let more = next.map { #","next":\#(JSONText.string($0))"# } ?? ""
+                return .reply(.json(#"{"status":200,"payload":{"groups":[\#(list)],"namespace":""\#(more)},"service":"channel-registry","error":false}"#))
             case .channels(let group, let channels):
                 let list = channels.map(JSONText.string).joined(separator: ",")
                 return .reply(.json(#"{"status":200,"payload":{"channels":[\#(list)],"group":\#(JSONText.string(group))},"service":"channel-registry","error":false}"#))

@@ -37,7 +37,11 @@ struct NodeConfiguration: Sendable, Equatable {
     /// Bearer token of the `/v1/admin` endpoints; they are refused without one.
     var adminToken: String?
     /// Most open connections per client IP address; 0 = unlimited.
-    var clientConnectionLimit = 0
+    var clientConnectionLimit = 2_000
+    /// Most open connections to the node; 0 derives it from the descriptor limit.
+    var connectionLimit = 0
+    /// Most parked long-polls per client address; 0 = unlimited.
+    var clientParkedLimit = 1_000
     /// Requests per second per client IP address; nil = unlimited.
     var clientRequestRate: Double?
     /// The rate limits every keyset gets unless its own entry says otherwise; unlimited by default.
@@ -80,6 +84,8 @@ struct NodeConfiguration: Sendable, Equatable {
         server.region = region
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
         server.maxConnectionsPerClient = clientConnectionLimit
+        server.maxConnections = connectionLimit > 0 ? connectionLimit : DescriptorLimit.connectionBudget()
+        server.maxParkedPerClient = clientParkedLimit
         server.clientRequestsPerSecond = clientRequestRate ?? 0
         if metricsPort > 0 { server.metricsPort = metricsPort }
         server.metricsHost = metricsHost

@@ -32,6 +32,8 @@ struct NodeRuntime {
         // The data directory holds secrets (access.sqlite and its journal): nothing the node
         // creates is readable by other users.
         umask(0o077)
+        // Connections are descriptors: take what the hard limit allows before sizing the limits.
+        DescriptorLimit.raise()
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let timetokens = TimetokenClock(wall: clock)
         let database = try openDatabase(configuration, logger: logger)

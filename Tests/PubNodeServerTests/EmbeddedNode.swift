@@ -12,9 +12,10 @@ final class EmbeddedNode {
     let router: Router
 
     init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
-         hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits()) {
+         hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits(),
+         operations: Operations? = nil, metricsListener: Bool = false) {
         node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), adminToken: adminToken, hooks: hooks)
-        router = Router(node: node, clientLimits: clientLimits)
+        router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
@@ -26,10 +27,13 @@ final class EmbeddedNode {
         return Connection(channel: channel)
     }
 
-    /// Sends one GET on a fresh connection and returns its complete answer.
-    func get(_ target: String, file: StaticString = #filePath, line: UInt = #line) throws -> Response {
+    /// Sends one GET (with `headers`) on a fresh connection and returns its complete answer.
+    func get(_ target: String, headers: [String: String] = [:], file: StaticString = #filePath,
+             line: UInt = #line) throws -> Response {
         let connection = try connect()
-        try connection.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+        var head = "GET \(target) HTTP/1.1\r\nHost: x\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        try connection.send(head + "\r\n")
         return try XCTUnwrap(connection.response(), "no response to \(target)", file: file, line: line)
     }
 

@@ -23,6 +23,15 @@ final class HookEndpointTests: XCTestCase {
         }
     }
 
+    /// Answers with the headers it was given, one `name=value` a line, sorted.
+    struct Headers: RequestHookHandler {
+        func respond(to request: HookRequest) async throws -> HookResponse {
+            HookResponse(status: 200, contentType: "text/plain",
+                         body: Array(request.headers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                             .joined(separator: "\n").utf8))
+        }
+    }
+
     struct Odd: RequestHookHandler {
         func respond(to request: HookRequest) async throws -> HookResponse {
             HookResponse(status: Int(request.query["status"] ?? "") ?? -1, body: Array("body".utf8))
@@ -86,6 +95,19 @@ final class HookEndpointTests: XCTestCase {
         XCTAssertEqual(response.headers["content-type"], "text/plain")
         XCTAssertEqual(response.text, "POST echo 1 ping")
         XCTAssertEqual(try node.get("/v1/blocks/sub-key/demo/other")?.status, 404)
+        try await node.server.shutdown()
+    }
+
+    func testOnRequestHandlersSeeThePeerNotTheClaimedForwardedForNorCredentials() async throws {
+        let engine = try HookEngine(bindings: [
+            HookBinding(name: "headers", trigger: .onRequest, subscribeKey: "demo", channels: ["h"], handler: .request(Headers())),
+        ])
+        let node = try await SocketNode.start(Node(hooks: engine))
+        let connection = try RawSocket(port: node.port)
+        connection.send("GET /v1/blocks/sub-key/demo/h HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 10.9.8.7\r\n"
+                        + "Authorization: Bearer secret\r\nUser-Agent: probe\r\n\r\n")
+        let response = try XCTUnwrap(connection.response())
+        XCTAssertEqual(response.text, "user-agent=probe\nx-forwarded-for=127.0.0.1")
         try await node.server.shutdown()
     }
 

@@ -5,13 +5,25 @@ import XCTest
 
 /// The client and keyset rate-limit settings.
 final class RateLimitSettingsTests: XCTestCase {
-    func testEverythingIsUnlimitedByDefault() {
+    func testRatesAreUnlimitedAndCountsBoundedByDefault() {
         let configuration = NodeConfiguration()
-        XCTAssertEqual(configuration.clientConnectionLimit, 0)
         XCTAssertNil(configuration.clientRequestRate)
         XCTAssertEqual(configuration.keysetRateLimits, .unlimited)
-        XCTAssertEqual(configuration.server.maxConnectionsPerClient, 0)
         XCTAssertEqual(configuration.server.clientRequestsPerSecond, 0)
+        XCTAssertEqual(configuration.server.maxConnectionsPerClient, 2_000)
+        XCTAssertEqual(configuration.server.maxParkedPerClient, 1_000)
+        let budget = configuration.server.maxConnections
+        XCTAssertGreaterThanOrEqual(budget, 64, "derived from the descriptor limit")
+        XCTAssertEqual(budget, DescriptorLimit.connectionBudget())
+    }
+
+    func testTheNodeConnectionLimitCanBeSetAndTheDescriptorLimitRaised() throws {
+        var configuration = NodeConfiguration()
+        try configuration.apply(flags: ["--connection-limit", "500", "--client-parked-limit", "0"])
+        XCTAssertEqual(configuration.server.maxConnections, 500)
+        XCTAssertEqual(configuration.server.maxParkedPerClient, 0)
+        let soft = DescriptorLimit.raise()
+        XCTAssertEqual(DescriptorLimit.connectionBudget(), max(64, soft - DescriptorLimit.reserve))
     }
 
     func testClientLimitsReachTheServerConfiguration() throws {

@@ -2,8 +2,9 @@
 public struct ChannelGroupRequest: Sendable {
     /// What to do.
     public enum Action: Sendable, Equatable {
-        /// List the groups that have channels.
-        case listGroups
+        /// List the groups that have channels, by name: those after `after` (all when nil), at most
+        /// `limit` (all when nil).
+        case listGroups(after: String? = nil, limit: Int? = nil)
         /// List a group's channels.
         case listChannels(group: String)
         /// Add channels to a group.
@@ -36,8 +37,8 @@ public struct ChannelGroupRequest: Sendable {
 
 /// What a channel-registry call answers.
 public enum ChannelGroupResult: Sendable, Equatable {
-    /// The groups that have channels.
-    case groups([String])
+    /// The groups that have channels (a page of them), and the name to continue after when more remain.
+    case groups([String], next: String?)
     /// A group's channels.
     case channels(group: String, [String])
     /// Done.
@@ -52,7 +53,8 @@ extension Node {
         let operation: AccessRequest.Operation
         var resources: [AccessRequest.Resource]
         switch request.action {
-        case .listGroups:
+        case .listGroups(_, let limit):
+            if let limit, limit <= 0 { throw .invalidParameter("limit must be a positive whole number") }
             (operation, resources) = (.listGroups, [])
         case .listChannels(let group):
             (operation, resources) = (.listGroupChannels, [.init(.group, group, .read)])
@@ -66,8 +68,11 @@ extension Node {
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: resources,
                                     uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
         switch request.action {
-        case .listGroups:
-            return .groups(broker.groupNames())
+        case .listGroups(let after, let limit):
+            var names = broker.groupNames()
+            if let after { names = Array(names.drop { $0 <= after }) }
+            guard let limit, names.count > limit else { return .groups(names, next: nil) }
+            return .groups(Array(names.prefix(limit)), next: names[limit - 1])
         case .listChannels(let group):
             return .channels(group: group, try broker.channels(inGroup: group))
         case .add(let group, let channels):

@@ -9,10 +9,21 @@ public struct ConsoleAssets: Sendable {
         public var body: ByteBuffer
         /// Its media type.
         public var contentType: String
+
+        /// A file with its media type.
+        public init(body: ByteBuffer, contentType: String) {
+            self.body = body
+            self.contentType = contentType
+        }
     }
 
     /// Files by name (`index.html`, `app.js`, ...); the console's folder is flat.
     public let files: [String: Asset]
+
+    /// The console made of `files`.
+    public init(files: [String: Asset]) {
+        self.files = files
+    }
 
     /// The files of `directory` (not its subfolders), or nil when it holds no `index.html`.
     public static func load(directory: String) -> ConsoleAssets? {

@@ -49,6 +49,9 @@ extension ExportedSeries {
         gauge("pubnode_parked_polls", "Subscribe long-polls parked.", [], Double(operations.gauges.parkedPolls))
         gauge("pubnode_ready", "1 while the node is ready for traffic.", [], operations.readiness.reasons.isEmpty ? 1 : 0)
         rateLimited("client_connection", clientLimits.refusedConnections)
+        rateLimited("node_connection", operations.gauges.refusedConnections)
+        counter("pubnode_accept_failures_total", "Accepts that failed (descriptors or memory exhausted); the listener pauses.",
+                total: operations.gauges.failedAccepts)
         rateLimited("client_request", clientLimits.refusedRequests)
     }
 

@@ -29,12 +29,21 @@ public final class Operations: Sendable {
 final class ServerGauges: Sendable {
     private let connections = Atomic<Int>(0)
     private let parked = Atomic<Int>(0)
+    private let acceptFailures = Atomic<Int>(0)
+    private let refusedTotal = Atomic<Int>(0)
 
     /// Open HTTP connections.
     var openConnections: Int { connections.load(ordering: .relaxed) }
     /// Parked long-polls.
     var parkedPolls: Int { parked.load(ordering: .relaxed) }
 
+    /// Accepts that failed (no descriptor or memory left) since start.
+    var failedAccepts: Int { acceptFailures.load(ordering: .relaxed) }
+    /// Connections refused for being over the node's connection limit.
+    var refusedConnections: Int { refusedTotal.load(ordering: .relaxed) }
+
+    func acceptFailed() { acceptFailures.add(1, ordering: .relaxed) }
+    func connectionRefused() { refusedTotal.add(1, ordering: .relaxed) }
     func connectionOpened() { connections.add(1, ordering: .relaxed) }
     func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
     func pollParked() { parked.add(1, ordering: .relaxed) }
