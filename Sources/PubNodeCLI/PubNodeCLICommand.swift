@@ -23,6 +23,7 @@ public struct PubNodeCLICommand: AsyncParsableCommand {
           pubnode-cli here-now chat
           pubnode-cli --secret-key sec-c-… token grant --ttl 60 --channel 'chat=rw'
           pubnode-cli keyset create --access-manager --admin-token …
+          pubnode-cli stats --watch --admin-token …
 
         Exit status: 0 success, 1 server or network error, 2 usage error.
         """,
@@ -30,7 +31,7 @@ public struct PubNodeCLICommand: AsyncParsableCommand {
         subcommands: [
             PublishCommand.self, SignalCommand.self, FireCommand.self, SubscribeCommand.self,
             HistoryCommand.self, HereNowCommand.self, WhereNowCommand.self, StateCommand.self,
-            GroupCommand.self, TimeCommand.self, TokenCommand.self, KeysetCommand.self,
+            GroupCommand.self, TimeCommand.self, TokenCommand.self, KeysetCommand.self, StatsCommand.self,
         ]
     )
 

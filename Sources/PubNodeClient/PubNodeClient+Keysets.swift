@@ -46,9 +46,12 @@ extension PubNodeClient {
     }
 
     /// Sends an admin request (`/v1/admin/…`, `Authorization: Bearer`): no keys, `uuid` or signature.
-    private func admin(_ path: [String], method: String, token: String,
-                       body: JSONValue? = nil) async throws(PubNodeClientError) -> JSONValue {
-        let text = configuration.baseURL + "/v1/admin/" + path.joined(separator: "/")
+    func admin(_ path: [String], query: [(String, String)] = [], method: String, token: String,
+               body: JSONValue? = nil) async throws(PubNodeClientError) -> JSONValue {
+        var text = configuration.baseURL + "/v1/admin/" + path.joined(separator: "/")
+        if !query.isEmpty {
+            text += "?" + query.map { Percent.encode($0.0) + "=" + Percent.encode($0.1) }.joined(separator: "&")
+        }
         guard let url = URL(string: text) else { throw .invalidArgument("cannot form a URL from \(text)") }
         var headers = ["Authorization": "Bearer " + token]
         if body != nil { headers["Content-Type"] = "application/json" }

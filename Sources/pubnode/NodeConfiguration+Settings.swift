@@ -17,6 +17,14 @@ extension NodeConfiguration {
             }
             return value.lowercased()
         },
+        .text("logFormat", flag: "log-format", environment: "PUBNODE_LOG_FORMAT", \.logFormat,
+              allowed: LogFormat.names.joined(separator: "|"),
+              help: "Log line format: text, or one JSON object per line for log shippers.") { value throws(ConfigurationError) in
+            guard LogFormat.names.contains(value.lowercased()) else {
+                throw ConfigurationError("logFormat must be one of \(LogFormat.names.joined(separator: ", ")) (got '\(value)')")
+            }
+            return value.lowercased()
+        },
         .integer("region", flag: "region", environment: "PUBNODE_REGION", \.region, in: 0...Int(Int32.max),
                  help: "Region number reported in timetokens."),
         .integer("eventLoopThreads", flag: "event-loop-threads", environment: "PUBNODE_EVENT_LOOP_THREADS",

@@ -16,6 +16,8 @@ struct NodeConfiguration: Sendable, Equatable {
     var dataDirectory = "./pubnode-data"
     /// swift-log level name (trace, debug, info, notice, warning, error, critical).
     var logLevel = "info"
+    /// Log line format: `text` (swift-log's lines) or `json` (one object per line).
+    var logFormat = "text"
     /// Region number reported in timetoken objects.
     var region = 1
     /// Event-loop threads; 0 means one per core.

@@ -36,11 +36,7 @@ struct PubNodeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in LogFormat.handler(configuration.logFormat, label: label, level: level) }
         let logger = Logger(label: "pubnode")
         let runtime = try NodeRuntime.make(configuration, logger: logger)
         try await runtime.run(logger: logger)

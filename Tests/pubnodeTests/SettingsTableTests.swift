@@ -11,6 +11,7 @@ final class SettingsTableTests: XCTestCase {
         case "host": return "0.0.0.0"
         case "dataDir": return "/tmp/elsewhere"
         case "logLevel": return "debug"
+        case "logFormat": return "json"
         case "keysets": return "p9:s9"
         case "hookAllowList": return "a.example"
         case "adminToken": return "0123456789abcdef"
