@@ -48,7 +48,7 @@ pubnode_presence_occupancy pubnode_http_requests_total pubnode_history_pending_w
 pubnode_history_write_lag_seconds pubnode_history_commits_total pubnode_hook_pending pubnode_hook_in_flight
 pubnode_hook_dead_letters pubnode_hook_delivered_total pubnode_hook_retries_total pubnode_hook_dropped_total
 pubnode_hook_dead_lettered_total pubnode_ready pubnode_start_time_seconds process_resident_memory_bytes
-process_open_fds process_cpu_seconds_total"
+process_open_fds process_cpu_seconds_total pubnode_accept_failures_total pubnode_hook_spilled"
 HISTOGRAMS="pubnode_http_request_duration_seconds pubnode_history_commit_duration_seconds"
 
 # --- ignore files ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 set -euo pipefail
 need=()
 # chromium and its driver run the web console's browser tests (Tests/Browser).
-for pkg in zlib1g-dev libsqlite3-dev chromium chromium-driver; do
+for pkg in zlib1g-dev libsqlite3-dev libcurl4-openssl-dev chromium chromium-driver; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need+=(python3-venv); fi
