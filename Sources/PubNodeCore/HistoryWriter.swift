@@ -28,6 +28,8 @@ public final class HistoryWriter: Sendable {
         public var lastError: HistoryError?
         /// Whether the latest commit succeeded (true before the first).
         public var lastCommitSucceeded = true
+        /// When the latest failed commit ended (monotonic `DispatchTime` nanoseconds), if any.
+        public var lastFailureUptimeNanoseconds: UInt64?
     }
 
     private struct State {
@@ -117,6 +119,15 @@ public final class HistoryWriter: Sendable {
         state.withLock { $0.statistics }
     }
 
+    /// Whether the history is failing now: the latest commit failed less than `window` ago. A
+    /// failure ages out on its own, so a node taken out of service for it (and so receiving no
+    /// publishes to commit) becomes ready again and tries once more.
+    public func isFailing(within window: Duration = .seconds(30)) -> Bool {
+        let statistics = self.statistics
+        guard !statistics.lastCommitSucceeded, let failed = statistics.lastFailureUptimeNanoseconds else { return false }
+        return DispatchTime.now().uptimeNanoseconds &- failed < UInt64(window.nanoseconds)
+    }
+
     /// Messages queued and not yet committed.
     public var pendingCount: Int {
         state.withLock { $0.pending.count }
@@ -182,6 +193,7 @@ public final class HistoryWriter: Sendable {
                 state.statistics.committedMessages += batch.count
             case .failure(let error):
                 state.statistics.lastCommitSucceeded = false
+                state.statistics.lastFailureUptimeNanoseconds = DispatchTime.now().uptimeNanoseconds
                 state.statistics.failedCommits += 1
                 state.statistics.lostMessages += batch.count
                 state.statistics.lastError = error

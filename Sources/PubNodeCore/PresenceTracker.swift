@@ -44,7 +44,7 @@ public final class PresenceTracker: Sendable {
         guard !channels.isEmpty else { return true }
         let now = clock.nowNanoseconds()
         let expiry = now &+ UInt64(max(timeoutSeconds, 1)) &* 1_000_000_000
-        return withUser(uuid) { user -> Bool in
+        let touched = withUser(uuid) { user -> Bool in
             guard states.isEmpty || Self.statesFit(user, states, limit: stateLimit) else { return false }
             for channel in channels {
                 if var entry = user.entries[channel], entry.present {
@@ -72,6 +72,9 @@ public final class PresenceTracker: Sendable {
             user.nextExpiry = min(user.nextExpiry, expiry)
             return true
         }
+        // A refused touch may have created an empty record: it must not outlive the request.
+        if !touched { reclaimIfEmpty(user: uuid) }
+        return touched
     }
 
     /// Whether giving the user the states in `changes` (channel to state, nil clearing it) keeps

@@ -101,7 +101,7 @@ struct NodeRuntime {
         let operations = Operations(metrics: metrics, console: console,
                                     startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
         if let history {
-            operations.readiness.addCheck("history") { history.writer.statistics.lastCommitSucceeded }
+            operations.readiness.addCheck("history") { !history.writer.isFailing() }
         }
         return operations
     }

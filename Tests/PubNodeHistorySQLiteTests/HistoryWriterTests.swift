@@ -51,6 +51,10 @@ final class HistoryWriterTests: XCTestCase {
         XCTAssertEqual(writer.statistics.lostMessages, 3)
         XCTAssertEqual(reported.withLock { $0 }, 3)
         XCTAssertEqual(writer.statistics.lastError, .full("no space left on device"))
+        // Failing now, for readiness; a failure ages out so an idle node is tried again.
+        XCTAssertTrue(writer.isFailing(within: .seconds(3600)))
+        XCTAssertFalse(writer.isFailing(within: .zero))
+        XCTAssertFalse(HistoryWriter(store: MemoryHistoryStore()).isFailing(), "nothing failed yet")
     }
 }
 

@@ -62,5 +62,10 @@ final class CountLimitTests: XCTestCase {
         let subscribe = try embedded.get("/v2/subscribe/demo/d/0?tt=0&uuid=u&state=\(keyed)")
         XCTAssertEqual(subscribe.status, 400)
         XCTAssertEqual(try embedded.get("/v2/presence/sub-key/demo/channel/d").json["occupancy"]?.stringValue, "0")
+        // A newcomer refused for the same reason leaves no record behind.
+        let users = embedded.node.hub()?.presence.userCount
+        let many = "%7B%22d%22%3A%7B%22x%22%3A1%7D%2C%22e%22%3A%7B%22x%22%3A1%7D%2C%22f%22%3A%7B%22x%22%3A1%7D%7D"
+        XCTAssertEqual(try embedded.get("/v2/presence/sub-key/demo/channel/d,e,f/heartbeat?uuid=w&state=\(many)").status, 400)
+        XCTAssertEqual(embedded.node.hub()?.presence.userCount, users)
     }
 }
