@@ -20,6 +20,30 @@ enum ClientAddress {
         }
     }
 
+    /// Whether `address` is loopback, private or link-local (IPv4 127/8, 10/8, 172.16/12,
+    /// 192.168/16, 169.254/16; IPv6 ::1, fc00::/7, fe80::/10; IPv4-mapped ones as IPv4): where
+    /// reverse proxies and load balancers connect from, so that many clients share it.
+    static func isPrivate(_ address: SocketAddress) -> Bool {
+        switch address {
+        case .v4(let v4):
+            return isPrivateIPv4(withUnsafeBytes(of: v4.address.sin_addr) { Array($0) })
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return isPrivateIPv4(Array(bytes[12...]))
+            }
+            let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+            return loopback || bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)
+        case .unixDomainSocket:
+            return true
+        }
+    }
+
+    private static func isPrivateIPv4(_ b: [UInt8]) -> Bool {
+        b[0] == 127 || b[0] == 10 || (b[0] == 172 && b[1] & 0xF0 == 16) || (b[0] == 192 && b[1] == 168)
+            || (b[0] == 169 && b[1] == 254)
+    }
+
     /// `xxxx:xxxx:xxxx:xxxx::/64` of a 16-byte IPv6 address.
     static func network(_ bytes: [UInt8]) -> String {
         let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }

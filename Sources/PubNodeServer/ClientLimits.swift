@@ -17,6 +17,9 @@ public final class ClientLimits: Sendable {
     public let maxNodeConnections: Int
     /// Most parked long-polls per address (0 = unlimited).
     public let maxParkedPerAddress: Int
+    /// Whether loopback and private addresses (`ClientAddress.isPrivate`) are exempt from the
+    /// per-address limits: behind a reverse proxy every client shares the proxy's address.
+    public let exemptsPrivateAddresses: Bool
     private let connections = ConnectionCounter()
     private let parked = ConnectionCounter()
     private let nodeConnections = Atomic<Int>(0)
@@ -28,8 +31,10 @@ public final class ClientLimits: Sendable {
     /// (burst: one second's worth) per address; 0 turns either off. `clock` times the requests.
     /// `maxNodeConnections` bounds the node's connections from all addresses together and
     /// `maxParkedPerAddress` the long-polls one address may have parked (0: unlimited).
+    /// `exemptPrivateAddresses` leaves loopback and private addresses out of the per-address limits.
     public init(maxConnections: Int = 0, requestsPerSecond: Double = 0, maxNodeConnections: Int = 0,
-                maxParkedPerAddress: Int = 0, clock: any WallClock = SystemWallClock()) {
+                maxParkedPerAddress: Int = 0, exemptPrivateAddresses: Bool = false, clock: any WallClock = SystemWallClock()) {
+        self.exemptsPrivateAddresses = exemptPrivateAddresses
         self.maxConnections = max(0, maxConnections)
         self.maxNodeConnections = max(0, maxNodeConnections)
         self.maxParkedPerAddress = max(0, maxParkedPerAddress)
@@ -42,7 +47,8 @@ public final class ClientLimits: Sendable {
         self.init(maxConnections: configuration.maxConnectionsPerClient,
                   requestsPerSecond: configuration.clientRequestsPerSecond,
                   maxNodeConnections: configuration.maxConnections,
-                  maxParkedPerAddress: configuration.maxParkedPerClient, clock: clock)
+                  maxParkedPerAddress: configuration.maxParkedPerClient,
+                  exemptPrivateAddresses: configuration.exemptPrivateClients, clock: clock)
     }
 
     /// Counts a new connection from `address`; false (and counted as refused) when the address

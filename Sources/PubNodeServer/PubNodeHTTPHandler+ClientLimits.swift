@@ -41,6 +41,7 @@ extension PubNodeHTTPHandler {
         }
         client.nodeCounted = true
         guard let remote = context.channel.remoteAddress, let address = ClientAddress.key(remote) else { return }
+        if router.clientLimits.exemptsPrivateAddresses, ClientAddress.isPrivate(remote) { return }
         client.address = address
         let clientLimits = router.clientLimits
         guard clientLimits.maxConnections > 0 else { return }
@@ -85,7 +86,12 @@ extension PubNodeHTTPHandler {
 
     /// Counts the answer to the current request in the HTTP metrics (timed unless it was parked).
     func recordAnswer(status: UInt) {
-        guard let httpMetrics, let head = state.head else { return }
+        guard let httpMetrics else { return }
+        guard let head = state.head else {
+            // Refused before a head was read (malformed bytes): counted, not timed.
+            httpMetrics.record(.other, status: status, nanoseconds: nil)
+            return
+        }
         let elapsed = state.wasParked ? nil : NIODeadline.now().uptimeNanoseconds &- state.startedNanoseconds
         httpMetrics.record(RequestFamily(uri: head.uri), status: status, nanoseconds: elapsed)
         state.wasParked = false

@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     /// Most parked long-polls per client IP address (0 = unlimited); a subscribe over it is
     /// answered 429.
     public var maxParkedPerClient: Int = 0
+    /// Leaves loopback and private client addresses out of the per-client limits (a reverse
+    /// proxy's clients all arrive from its address).
+    public var exemptPrivateClients = false
     /// A second port serving only `/metrics` (without the admin token), `/health` and `/ready`, on
     /// `metricsHost`; nil for none (then `/metrics` is on the main port, behind the admin token).
     public var metricsPort: Int?
@@ -128,7 +131,8 @@ public final class PubNodeHTTPServer: Sendable {
         let limits = router.node.limits
         try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
         try pipeline.addHandler(RequestDeadlineHandler(timeout: .seconds(Int64(limits.requestTimeoutSeconds)),
-                                                       maxHeadBytes: limits.maxHeadBytes))
+                                                       maxHeadBytes: limits.maxHeadBytes,
+                                                       metrics: router.operations.metrics?.http))
         try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
         try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
         try pipeline.addHandler(PubNodeHTTPHandler(router: router))

@@ -17,10 +17,11 @@ enum RequestProgressEvent {
 ///   head of thousands of fields is refused (431, close) after 64 KiB instead of being parsed.
 ///
 /// It sits before the decoder and sees raw bytes: the first bytes after a complete request start
-/// the clock and the count; `RequestProgressEvent`s from the HTTP handler stop them. One repeated
-/// check per connection (every quarter of the timeout), not a timer per request, so a request
-/// costs a few stores and no allocation. Bytes of a pipelined request that arrive in the same
-/// read as the end of the one before are not counted (the idle timeout still bounds them).
+/// the clock and the count; `RequestProgressEvent`s from the HTTP handler stop them. A request
+/// that arrives whole in one read (nearly all of them) costs a few stores and no timer; only one
+/// still incomplete after a read schedules a single check at its deadline, and idle or parked
+/// connections carry none. Bytes of a pipelined request that arrive in the same read as the end
+/// of the one before are not counted (the idle timeout still bounds them).
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -29,37 +30,30 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let timeout: TimeAmount
     private let maxHeadBytes: Int
+    private let metrics: HTTPMetrics?
     /// When the request now arriving sent its first byte; nil between requests.
     private var arrivingSince: NIODeadline?
     /// Bytes read since then while its head is incomplete.
     private var headBytes = 0
     private var headComplete = false
     private var refused = false
-    private var check: RepeatedTask?
+    /// The check scheduled for the request now arriving, if it needed one.
+    private var check: Scheduled<Void>?
 
-    /// A deadline of `timeout` and a head of at most `maxHeadBytes` for each request.
-    init(timeout: TimeAmount, maxHeadBytes: Int) {
+    /// A deadline of `timeout` and a head of at most `maxHeadBytes` for each request; refusals are
+    /// counted in `metrics`.
+    init(timeout: TimeAmount, maxHeadBytes: Int, metrics: HTTPMetrics? = nil) {
         self.timeout = timeout
         self.maxHeadBytes = maxHeadBytes
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let interval = TimeAmount.nanoseconds(max(250_000_000, timeout.nanoseconds / 4))
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        check = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            handler.value.expireIfLate(context: bound.value)
-        }
+        self.metrics = metrics
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        check?.cancel()
-        check = nil
+        cancelCheck()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        check?.cancel()
-        check = nil
+        cancelCheck()
         context.fireChannelInactive()
     }
 
@@ -72,9 +66,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         if !headComplete { headBytes += unwrapInboundIn(data).readableBytes }
         context.fireChannelRead(data)
+        guard let since = arrivingSince else { return }
         // Checked after decoding: a head and body that arrive together are judged by the head alone.
-        if arrivingSince != nil, !headComplete, headBytes > maxHeadBytes {
+        if !headComplete, headBytes > maxHeadBytes {
             refuse(.requestHeaderFieldsTooLarge, "Request head over \(maxHeadBytes) bytes", context: context)
+        } else if check == nil {
+            scheduleCheck(at: since + timeout, context: context)
         }
     }
 
@@ -84,24 +81,46 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         switch progress {
-        case .head: headComplete = true
-        case .end: arrivingSince = nil
+        case .head:
+            headComplete = true
+        case .end:
+            arrivingSince = nil
+            cancelCheck()
         }
         promise?.succeed()
     }
 
+    /// One check at the deadline of the request now arriving.
+    private func scheduleCheck(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        check = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+            handler.value.check = nil
+            handler.value.expireIfLate(context: bound.value)
+        }
+    }
+
+    private func cancelCheck() {
+        check?.cancel()
+        check = nil
+    }
+
     /// Answers 408 and closes when the request now arriving has taken longer than the timeout.
     private func expireIfLate(context: ChannelHandlerContext) {
-        guard let since = arrivingSince, context.eventLoop.now - since > timeout, context.channel.isActive else { return }
+        guard let since = arrivingSince, context.channel.isActive else { return }
+        guard context.eventLoop.now - since >= timeout else {
+            scheduleCheck(at: since + timeout, context: context)
+            return
+        }
         refuse(.requestTimeout, "Request not received in time", context: context)
     }
 
     /// Answers `status` and closes; nothing more is read from this connection.
     private func refuse(_ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext) {
         refused = true
-        check?.cancel()
-        check = nil
+        cancelCheck()
         arrivingSince = nil
+        metrics?.record(.other, status: status.code, nanoseconds: nil)
         let reply = ErrorResponses.object(status: status, message: message)
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: 1, keepAlive: false, allocator: context.channel.allocator)
         context.writeAndFlush(NIOAny(bytes)).whenComplete { _ in context.close(promise: nil) }

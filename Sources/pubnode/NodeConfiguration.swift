@@ -42,6 +42,8 @@ struct NodeConfiguration: Sendable, Equatable {
     var connectionLimit = 0
     /// Most parked long-polls per client address; 0 = unlimited.
     var clientParkedLimit = 1_000
+    /// Whether the per-client limits apply to loopback and private addresses too.
+    var limitPrivateAddresses = false
     /// Requests per second per client IP address; nil = unlimited.
     var clientRequestRate: Double?
     /// The rate limits every keyset gets unless its own entry says otherwise; unlimited by default.
@@ -86,6 +88,7 @@ struct NodeConfiguration: Sendable, Equatable {
         server.maxConnectionsPerClient = clientConnectionLimit
         server.maxConnections = connectionLimit > 0 ? connectionLimit : DescriptorLimit.connectionBudget()
         server.maxParkedPerClient = clientParkedLimit
+        server.exemptPrivateClients = !limitPrivateAddresses
         server.clientRequestsPerSecond = clientRequestRate ?? 0
         if metricsPort > 0 { server.metricsPort = metricsPort }
         server.metricsHost = metricsHost

@@ -55,6 +55,23 @@ final class ConnectionLimitTests: XCTestCase {
         }
     }
 
+    func testPrivateAddressesCanBeLeftOutOfThePerClientLimits() throws {
+        let exempt = EmbeddedNode(clientLimits: ClientLimits(maxConnections: 1, maxParkedPerAddress: 1,
+                                                             exemptPrivateAddresses: true))
+        let connections = try (0..<3).map { _ in try exempt.connect() }
+        XCTAssertTrue(connections.allSatisfy(\.isOpen), "127.0.0.1 is where a reverse proxy connects from")
+        for connection in connections {
+            try connection.send("GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try connection.response()?.status, 200)
+        }
+        for (text, expected) in [("127.0.0.1", true), ("10.1.2.3", true), ("172.20.0.1", true), ("172.32.0.1", false),
+                                 ("192.168.1.1", true), ("169.254.1.1", true), ("8.8.8.8", false), ("::1", true),
+                                 ("fd00::1", true), ("fe80::1", true), ("2001:db8::1", false), ("::ffff:10.0.0.1", true),
+                                 ("::ffff:1.1.1.1", false)] {
+            XCTAssertEqual(ClientAddress.isPrivate(try SocketAddress(ipAddress: text, port: 1)), expected, text)
+        }
+    }
+
     func testAcceptFailuresPauseTheListenerAndAreLoggedSparingly() {
         let lines = LogLines()
         let gauges = ServerGauges()

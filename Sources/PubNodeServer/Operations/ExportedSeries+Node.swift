@@ -55,6 +55,7 @@ extension ExportedSeries {
         counter("pubnode_accept_failures_total", "Accepts that failed (descriptors or memory exhausted); the listener pauses.",
                 total: operations.gauges.failedAccepts)
         rateLimited("client_request", clientLimits.refusedRequests)
+        rateLimited("client_parked", clientLimits.refusedPolls)
     }
 
     /// The history writer's queue and lag.
