@@ -7,6 +7,8 @@ extension ChannelHub {
     /// Visits every channel under its own lock, one at a time (never all at once): meant for the
     /// operator's endpoints, not for a request path.
     public func statistics(busiest limit: Int) -> BrokerStatistics {
+        // Counts alone (for metrics) need no visit.
+        guard limit > 0 else { return BrokerStatistics(channels: channels.count, groups: groupsWithChannels, busiest: []) }
         let now = clock.nowNanoseconds()
         var all: [ChannelStatistics] = []
         for state in channels.values() {
@@ -19,9 +21,8 @@ extension ChannelHub {
             }
             if let figures { all.append(figures) }
         }
-        let count = all.count
-        let top = limit <= 0 ? [] : Array(all.sorted(by: ChannelStatistics.busier).prefix(limit))
-        return BrokerStatistics(channels: count, groups: groupNames().count, busiest: top)
+        let top = Array(all.sorted(by: ChannelStatistics.busier).prefix(limit))
+        return BrokerStatistics(channels: all.count, groups: groupsWithChannels, busiest: top)
     }
 }
 

@@ -23,14 +23,18 @@ extension Router {
     }
 
     /// `GET /metrics`: Prometheus' text format; behind the admin token except on the metrics port.
+    /// Rendered off the event loop: a scrape reads every keyset, hook and the process' descriptors.
     func metrics(_ request: PubNubRequest) -> RouteAction {
         answering(.object(service: "Metrics")) { () throws(PubNodeError) in
             if !metricsListener { try node.authorizeAdmin(credential: Self.bearer(request.headers["authorization"])) }
             guard let metrics = operations.metrics else {
                 return .reply(ErrorResponses.object(status: .notFound, message: "Metrics are turned off", service: "Metrics"))
             }
-            let text = metrics.render(node: node, operations: operations, clientLimits: clientLimits)
-            return .reply(HTTPReply(body: ByteBuffer(bytes: text), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+            let (node, operations, clientLimits) = (self.node, self.operations, self.clientLimits)
+            return later(.object(service: "Metrics")) { () throws(PubNodeError) in
+                let text = metrics.render(node: node, operations: operations, clientLimits: clientLimits)
+                return HTTPReply(body: ByteBuffer(bytes: text), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            }
         }
     }
 

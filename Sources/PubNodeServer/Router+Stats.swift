@@ -1,7 +1,7 @@
 import PubNodeCore
 
 extension Router {
-    /// `GET /v1/admin/stats[?channels=N]`, behind the admin token: the node's overview, every
+    /// `GET /v1/admin/stats[?channels=N]`, behind the admin token (answered off the event loop): the node's overview, every
     /// keyset's counters and the N busiest channels (20 by default). Counters are totals since
     /// start; a viewer derives rates from two samples.
     func stats(_ request: PubNubRequest) -> RouteAction {
@@ -12,8 +12,16 @@ extension Router {
                 guard let value = Int(text) else { throw .invalidParameter("channels must be a whole number") }
                 busiest = value
             }
-            let statistics = try node.statistics(busiest: busiest, credential: Self.bearer(request.headers["authorization"]))
-            return .reply(.json(render(statistics)))
+            let credential = Self.bearer(request.headers["authorization"])
+            try node.authorizeAdmin(credential: credential)
+            guard (0...Node.maxBusiestChannels).contains(busiest) else {
+                throw .invalidParameter("channels must be between 0 and \(Node.maxBusiestChannels)")
+            }
+            let (router, count) = (self, busiest)
+            // Off the event loop: the busiest channels are found by visiting every channel.
+            return later(.object(service: "Stats")) { () throws(PubNodeError) in
+                .json(router.render(try router.node.statistics(busiest: count, credential: credential)))
+            }
         }
     }
 

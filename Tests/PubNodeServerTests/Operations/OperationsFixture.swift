@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PubNodeCore
 @testable import PubNodeServer
 import PubNodeTestSupport
@@ -26,19 +27,23 @@ struct OperationsFixture {
 
     var node: Node { embedded.node }
 
-    /// `/metrics` as samples: `name{labels}` → value.
+    /// `/metrics` as samples: `name{labels}` → value (answered off the event loop, so routed directly).
     func metrics(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Double] {
-        let response = try embedded.get("/metrics", headers: Self.bearer)
-        XCTAssertEqual(response.status, 200, response.text, file: file, line: line)
-        XCTAssertEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8", file: file, line: line)
-        return Self.samples(response.text)
+        var request = try PubNubRequest(method: .GET, uri: "/metrics")
+        request.headers["authorization"] = Self.bearer["Authorization"]
+        let reply = try XCTUnwrap(embedded.router.answerWaiting(request), file: file, line: line)
+        XCTAssertEqual(reply.status.code, 200, String(buffer: reply.body), file: file, line: line)
+        XCTAssertEqual(reply.contentType, "text/plain; version=0.0.4; charset=utf-8", file: file, line: line)
+        return Self.samples(String(buffer: reply.body))
     }
 
     /// `/v1/admin/stats` as JSON.
     func stats(_ query: String = "", file: StaticString = #filePath, line: UInt = #line) throws -> JSON {
-        let response = try embedded.get("/v1/admin/stats\(query)", headers: Self.bearer)
-        XCTAssertEqual(response.status, 200, response.text, file: file, line: line)
-        return response.json
+        var request = try PubNubRequest(method: .GET, uri: "/v1/admin/stats\(query)")
+        request.headers["authorization"] = Self.bearer["Authorization"]
+        let reply = try XCTUnwrap(embedded.router.answerWaiting(request), file: file, line: line)
+        XCTAssertEqual(reply.status.code, 200, String(buffer: reply.body), file: file, line: line)
+        return JSON.parse(Array(reply.body.readableBytesView))
     }
 
     /// The samples of a Prometheus text exposition.
