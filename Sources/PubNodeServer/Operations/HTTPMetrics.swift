@@ -4,10 +4,10 @@ import Synchronization
 
 /// Requests by endpoint family and status, and answer latency by family, through swift-metrics.
 ///
-/// A handle is made the first time its series is needed (so `/metrics` lists only series that
-/// happened) and kept in a lock-free slot: a request costs an array index, an atomic load, one
-/// relaxed atomic add and (when timed) one histogram observation, never a registry lookup.
-/// Statuses outside the usual set share a slower path under a lock.
+/// A counter handle is made the first time its series is needed (so `/metrics` lists only series
+/// that happened) and kept in a lock-free slot; latency goes to a `LatencyHistogram` per family.
+/// A request costs an array index, an atomic load and two or three relaxed atomic adds, never a
+/// lock or a registry lookup. Statuses outside the usual set share a slower path under a lock.
 final class HTTPMetrics: Sendable {
     /// Statuses the node answers with, given slots of their own.
     static let statuses: [UInt] = [200, 204, 304, 400, 401, 403, 404, 405, 408, 409, 412, 413, 414, 429, 431,
@@ -24,14 +24,14 @@ final class HTTPMetrics: Sendable {
 
     private let factory: any MetricsFactory
     private let counters: [ManagedAtomicLazyReference<Handle<CoreMetrics.Counter>>]
-    private let timers: [ManagedAtomicLazyReference<Handle<CoreMetrics.Timer>>]
+    private let latency: [LatencyHistogram]
     private let rare = Mutex<[Int: CoreMetrics.Counter]>([:])
 
     /// Empty slots for every family and usual status, filled from `factory`.
     init(factory: any MetricsFactory) {
         self.factory = factory
         counters = (0..<(RequestFamily.allCases.count * Self.statuses.count)).map { _ in ManagedAtomicLazyReference() }
-        timers = RequestFamily.allCases.map { _ in ManagedAtomicLazyReference() }
+        latency = RequestFamily.allCases.map { _ in LatencyHistogram(bounds: ServerMetrics.latencyBuckets) }
     }
 
     /// Counts an answer with `status` to a request of `family`, and observes its latency when
@@ -44,11 +44,14 @@ final class HTTPMetrics: Sendable {
         } else {
             rareCounter(family, status: status).increment()
         }
-        if let nanoseconds {
-            let slot = timers[family.rawValue]
-            let handle = slot.load() ?? slot.storeIfNilThenLoad(Handle(
-                CoreMetrics.Timer(label: Self.durationLabel, dimensions: [("family", family.label)], factory: factory)))
-            handle.metric.recordNanoseconds(Int64(clamping: nanoseconds))
+        if let nanoseconds { latency[family.rawValue].record(nanoseconds: nanoseconds) }
+    }
+
+    /// Appends the latency histograms in the text format (families that answered anything).
+    func renderLatency(into out: inout [UInt8]) {
+        out.append(contentsOf: "# TYPE \(Self.durationLabel) histogram\n".utf8)
+        for family in RequestFamily.allCases {
+            latency[family.rawValue].render(name: Self.durationLabel, labels: "family=\"\(family.label)\"", into: &out)
         }
     }
 

@@ -6,8 +6,9 @@ import Synchronization
 /// The node's Prometheus metrics (`GET /metrics`).
 ///
 /// Two kinds of series, so that nothing on the hot path touches the registry:
-/// - measured as they happen, through swift-metrics handles made once: HTTP requests and latency
-///   (`HTTPMetrics`), history commit durations;
+/// - measured as they happen: HTTP requests through swift-metrics counters made once and HTTP
+///   latency in lock-free `LatencyHistogram`s (`HTTPMetrics`), history commit durations through a
+///   swift-metrics timer (off the request path);
 /// - read at scrape time from counters and state the node keeps anyway (`KeysetCounters`, broker
 ///   and presence figures, hook outboxes, the history writer, the process): `render` copies them
 ///   into the registry's gauges and counters, then emits the text format.
@@ -68,6 +69,7 @@ public final class ServerMetrics: Sendable {
         }
         var bytes: [UInt8] = []
         registry.emit(into: &bytes)
+        http.renderLatency(into: &bytes)
         return bytes
     }
 }

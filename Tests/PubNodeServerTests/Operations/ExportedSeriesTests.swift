@@ -65,3 +65,22 @@ final class ExportedSeriesTests: XCTestCase {
         XCTAssertEqual(RequestFamily(uri: "").label, "other")
     }
 }
+
+/// The lock-free latency histogram renders cumulative buckets in Prometheus' text format.
+final class LatencyHistogramTests: XCTestCase {
+    func testObservationsLandInTheirBucketsAndRenderCumulatively() {
+        let histogram = LatencyHistogram(bounds: [.milliseconds(1), .milliseconds(10)])
+        var empty: [UInt8] = []
+        histogram.render(name: "h", labels: #"f="x""#, into: &empty)
+        XCTAssertTrue(empty.isEmpty, "no series before the first observation")
+        for nanoseconds: UInt64 in [500_000, 1_000_000, 2_000_000, 50_000_000] { histogram.record(nanoseconds: nanoseconds) }
+        var out: [UInt8] = []
+        histogram.render(name: "h", labels: #"f="x""#, into: &out)
+        let samples = OperationsFixture.samples(String(decoding: out, as: UTF8.self))
+        XCTAssertEqual(samples[#"h_bucket{f="x",le="0.001"}"#], 2, "a bound is inclusive")
+        XCTAssertEqual(samples[#"h_bucket{f="x",le="0.01"}"#], 3)
+        XCTAssertEqual(samples[#"h_bucket{f="x",le="+Inf"}"#], 4)
+        XCTAssertEqual(samples[#"h_count{f="x"}"#], 4)
+        XCTAssertEqual(samples[#"h_sum{f="x"}"#] ?? 0, 0.0535, accuracy: 1e-9)
+    }
+}
