@@ -31,9 +31,10 @@ A_NAME=${A_NAME:-A} B_NAME=${B_NAME:-B}
 A_BIN=${A_BIN:-$SCRATCH/release/pubnode} B_BIN=${B_BIN:-$SCRATCH/release/pubnode}
 LOAD=$SCRATCH/release/pubnode-load
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pubnode-bench-ab.XXXXXX")
-PIDS=()
 cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    # Nodes are started inside command substitutions (subshells): their ids are kept in a file.
+    for pid in $(cat "$WORK/pids" 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+    sleep 0.5
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -48,7 +49,7 @@ start() {  # start NAME BIN FLAGS... -> port; the admin token is set when the bu
     # shellcheck disable=SC2086
     "$bin" --host 127.0.0.1 --port "$port" $limits --data-dir "$WORK/$name" --history-enabled false --log-level error \
         --admin-token "$ADMIN" "$@" ${PUBNODE_ARGS:-} >"$WORK/$name.log" 2>&1 &
-    PIDS+=($!)
+    echo $! >>"$WORK/pids"
     for _ in $(seq 1 400); do curl -sf "http://127.0.0.1:$port/time/0" >/dev/null 2>&1 && break; sleep 0.05; done
     echo "$port"
 }
