@@ -78,12 +78,16 @@ fanout() {  # fanout NAME PORT -> p99 ms
 }
 
 P_A=() P_B=() F_A=() F_B=()
+# Odd rounds run A first, even rounds B first, so neither side always follows the other's load.
 for round in $(seq 1 "$ROUNDS"); do
-    P_A+=("$(publish "pa-$round" "$A_PORT" 0)")
-    P_B+=("$(publish "pb-$round" "$B_PORT" "${SCRAPE_B:-0}")")
+    if (( round % 2 )); then
+        P_A+=("$(publish "pa-$round" "$A_PORT" 0)"); P_B+=("$(publish "pb-$round" "$B_PORT" "${SCRAPE_B:-0}")")
+        F_A+=("$(fanout "fa-$round" "$A_PORT")"); F_B+=("$(fanout "fb-$round" "$B_PORT")")
+    else
+        P_B+=("$(publish "pb-$round" "$B_PORT" "${SCRAPE_B:-0}")"); P_A+=("$(publish "pa-$round" "$A_PORT" 0)")
+        F_B+=("$(fanout "fb-$round" "$B_PORT")"); F_A+=("$(fanout "fa-$round" "$A_PORT")")
+    fi
     log "round $round publish: $A_NAME ${P_A[-1]} req/s, $B_NAME ${P_B[-1]} req/s"
-    F_B+=("$(fanout "fb-$round" "$B_PORT")")
-    F_A+=("$(fanout "fa-$round" "$A_PORT")")
     log "round $round fan-out p99: $A_NAME ${F_A[-1]} ms, $B_NAME ${F_B[-1]} ms"
 done
 M_PA=$(median "${P_A[@]}"); M_PB=$(median "${P_B[@]}")
