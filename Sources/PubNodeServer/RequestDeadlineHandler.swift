@@ -123,6 +123,16 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         metrics?.record(.other, status: status.code, nanoseconds: nil)
         let reply = ErrorResponses.object(status: status, message: message)
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: 1, keepAlive: false, allocator: context.channel.allocator)
-        context.writeAndFlush(NIOAny(bytes)).whenComplete { _ in context.close(promise: nil) }
+        // A lingering close: stop writing, keep reading (and discarding) for a moment, so a client
+        // still sending its oversized head reads the refusal instead of a reset.
+        let loop = context.eventLoop
+        let bound = NIOLoopBound(context, eventLoop: loop)
+        context.writeAndFlush(NIOAny(bytes)).whenComplete { _ in
+            bound.value.close(mode: .output, promise: nil)
+            loop.assumeIsolated().scheduleTask(in: Self.linger) { bound.value.close(promise: nil) }
+        }
     }
+
+    /// How long a refused connection keeps reading before it is closed.
+    static let linger = TimeAmount.seconds(2)
 }
