@@ -5,8 +5,8 @@
 #
 # Builds the fuzz package once with libFuzzer and AddressSanitizer, then runs each target (all by
 # default) for the given time (default 60 s) from its committed corpus Fuzz/corpus/<target>. New
-# interesting inputs go to a temporary folder; with --update-corpus the ones that add coverage are
-# merged into the committed corpus. Prints a table and exits non-zero on any crash, naming the
+# interesting inputs go to a temporary folder; with --update-corpus the committed corpus becomes
+# its seeds plus a minimal set of old and new inputs covering the same edges. Prints a table and exits non-zero on any crash, naming the
 # crash file. Environment: FUZZ_WORK (work folder, default a new temporary one), FUZZ_JOBS_NICE
 # (nice level, default 10), FUZZ_RSS_MB (default 2048), FUZZ_TIMEOUT (seconds per input, default 10).
 set -euo pipefail
@@ -33,6 +33,18 @@ dictionary() {
     FuzzToken) echo Fuzz/dictionaries/token.dict ;;
     FuzzPattern) echo Fuzz/dictionaries/pattern.dict ;;
   esac
+}
+
+# Rebuilds a committed corpus as the hand-written seeds plus the fewest inputs (old or new) that
+# add edge coverage (-use_counters=0 ignores hit counts, which keeps the set small).
+minimise() {
+  local target="$1" corpus="$2" dir="$3" kept="$3/minimised"
+  rm -rf "$kept" && mkdir -p "$kept"
+  find "$corpus" -maxdepth 1 -type f -name 'seed-*' -exec cp {} "$kept/" \;
+  nice -n "$nice_level" "$bin/$target" -merge=1 -use_counters=0 "$kept" "$corpus" "$dir/new" \
+    -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -max_len=4096 >"$dir/merge.log" 2>&1
+  find "$corpus" -maxdepth 1 -type f -delete
+  cp "$kept"/* "$corpus/"
 }
 
 nice_level="${FUZZ_JOBS_NICE:-10}"
@@ -75,8 +87,7 @@ for target in "${targets[@]}"; do
   else
     result="ok"
     if [ "$update" = 1 ] && [ "$fresh" -gt 0 ]; then
-      nice -n "$nice_level" "$bin/$target" -merge=1 "$corpus" "$dir/new" ${dict:+-dict="$dict"} \
-        -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -max_len=4096 >"$dir/merge.log" 2>&1
+      minimise "$target" "$corpus" "$dir"
       result="ok, corpus $(find "$corpus" -type f | wc -l) files"
     fi
   fi
