@@ -62,6 +62,9 @@ echo "   built in $(( $(date +%s) - start )) s"
 
 # LeakSanitizer would report the Swift runtime's lazily allocated metadata; memory errors still stop a run.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# Swift's backtracer reads the crashed thread's stack from a helper thread, which ASan reports as a
+# second, spurious error; libFuzzer's own stack trace is enough.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 rows=()
 crashes=()
 for target in "${targets[@]}"; do

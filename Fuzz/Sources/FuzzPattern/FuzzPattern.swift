@@ -16,10 +16,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = pattern.matches(source)
     }
 
-    let literal = escaped(name)
-    guard !literal.isEmpty, literal.unicodeScalars.count <= ResourcePattern.maxLength else { return 0 }
-    guard let pattern = try? ResourcePattern("^" + literal + "$") else {
-        fatalError("property violated: escaped literal refused: \(literal.debugDescription)")
+    let literal = "^" + escaped(name) + "$"
+    guard literal.unicodeScalars.count <= ResourcePattern.maxLength else { return 0 }
+    let pattern: ResourcePattern
+    do {
+        pattern = try ResourcePattern(literal)
+    } catch {
+        fatalError("property violated: escaped literal \(literal.debugDescription) refused: \(error)")
     }
     require(pattern.matches(name), "escaped literal \(literal.debugDescription) does not match its name")
     return 0
