@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
         .library(name: "PubNodeClient", targets: ["PubNodeClient"]),
         .library(name: "PubNodeWebhooks", targets: ["PubNodeWebhooks"]),
+        // For the fuzz package (Fuzz/), which exercises the wire parsers directly.
+        .library(name: "PubNodeAccessWire", targets: ["PubNodeAccessWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
