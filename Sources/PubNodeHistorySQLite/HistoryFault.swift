@@ -10,7 +10,8 @@ public struct HistoryFault: Error, Sendable, Equatable, CustomStringConvertible 
         case notADatabase = "not a database"
         /// The file is shorter than its header says.
         case truncated
-        /// The write-ahead log holds frames but fails its checks, so SQLite would ignore it.
+        /// The write-ahead log holds frames but fails its checks, so SQLite would ignore it. Not a
+        /// fault that stops start-up: the log is moved aside; only when that fails is it thrown.
         case logDamaged = "write-ahead log damaged"
         /// SQLite refused the file, or `PRAGMA quick_check` found damage.
         case unusable

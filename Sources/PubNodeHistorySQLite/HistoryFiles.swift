@@ -1,11 +1,15 @@
 import Foundation
+import Logging
 
 /// The history files of a data directory, checked before they are used.
 ///
 /// `history.id` is written once the database exists and holds its identity (a random number also
 /// stored inside the database), so start-up can tell "no history yet" from "history was lost".
-/// `open()` refuses, with a `HistoryFault`, every state in which SQLite would otherwise start with
-/// less than was committed: see `the Storage section of Docs/operations.md`.
+/// `open()` refuses, with a `HistoryFault`, every state of the database file in which SQLite would
+/// otherwise start with less than was committed. A damaged write-ahead log (which an ordinary
+/// power loss can leave, as the database runs with `synchronous = NORMAL`) does not stop it: the
+/// log is moved aside for salvage, with an error line, and the database opens as of its last
+/// checkpoint. See the Storage section of Docs/operations.md.
 public struct HistoryFiles: Sendable {
     /// The name of the identity marker inside the data directory.
     public static let markerName = "history.id"
@@ -28,10 +32,28 @@ public struct HistoryFiles: Sendable {
     public var marker: String { directory + "/" + Self.markerName }
 
     /// Checks the files, opens the database (creating it in a fresh directory) and records its
-    /// identity; throws the first fault found, with the database closed.
-    public func open() throws(HistoryFault) -> HistoryDatabase {
+    /// identity; throws the first fault found in the database file, with the database closed. A
+    /// damaged write-ahead log is moved aside first (`moveLogAside`), logged as an error on
+    /// `logger` with the files it moved and what they held.
+    public func open(logger: Logger = Logger(label: "pubnode.history"), now: Date = Date()) throws(HistoryFault)
+        -> HistoryDatabase {
         let expected = try markerIdentity()
-        try inspect(historyExisted: expected != nil)
+        if let damage = try inspect(historyExisted: expected != nil) {
+            let moved: [String]
+            do {
+                moved = try moveLogAside(stamp: Self.stamp(now))
+            } catch {
+                throw HistoryFault(.logDamaged, file: log, detail: "\(damage.detail); cannot be moved aside: \(error)")
+            }
+            logger.error("history write-ahead log damaged; moved aside, opening the database as of its last checkpoint",
+                         metadata: ["file": "\(damage.file)", "detail": "\(damage.detail)",
+                                    "bytes": "\(damage.bytes)", "frames": "\(damage.frames)",
+                                    "movedTo": "\(moved.joined(separator: ", "))",
+                                    "note": "commits only in that log are not in history; keep the copies for salvage"])
+            if let again = try inspect(historyExisted: expected != nil) {
+                throw HistoryFault(.logDamaged, file: log, detail: again.detail)
+            }
+        }
         let database: HistoryDatabase
         do {
             database = try HistoryDatabase.file(path: self.database)
@@ -53,11 +75,33 @@ public struct HistoryFiles: Sendable {
         }
     }
 
+    /// What a damaged write-ahead log held.
+    public struct LogDamage: Sendable, Equatable {
+        /// The log file.
+        public var file: String
+        /// What is wrong with it.
+        public var detail: String
+        /// Its size.
+        public var bytes: UInt64
+        /// The whole frames (page writes) its size allows for.
+        public var frames: UInt64
+    }
+
+    /// Moves the write-ahead log and its shared-memory index aside as `<name>.damaged-<stamp>`
+    /// (never deleting either); returns the new paths.
+    public func moveLogAside(stamp: String) throws -> [String] {
+        try moveAside([log, sharedMemory], stamp: stamp)
+    }
+
     /// Moves every history file present aside as `<name>.damaged-<stamp>` (never deleting one);
     /// returns the new paths.
     public func moveAside(stamp: String) throws -> [String] {
+        try moveAside([database, log, sharedMemory, marker], stamp: stamp)
+    }
+
+    private func moveAside(_ paths: [String], stamp: String) throws -> [String] {
         var moved: [String] = []
-        for path in [database, log, sharedMemory, marker] where FileManager.default.fileExists(atPath: path) {
+        for path in paths where FileManager.default.fileExists(atPath: path) {
             let target = path + ".damaged-" + stamp
             try FileManager.default.moveItem(atPath: path, toPath: target)
             moved.append(target)
@@ -96,8 +140,9 @@ public struct HistoryFiles: Sendable {
         }
     }
 
-    /// The checks made before SQLite sees the files.
-    func inspect(historyExisted: Bool) throws(HistoryFault) {
+    /// The checks made before SQLite sees the files: throws a fault of the database file, returns
+    /// the damage of a log that fails its checks while the database file passes them.
+    func inspect(historyExisted: Bool) throws(HistoryFault) -> LogDamage? {
         let manager = FileManager.default
         guard manager.fileExists(atPath: database) else {
             if historyExisted {
@@ -106,7 +151,7 @@ public struct HistoryFiles: Sendable {
             if let size = size(of: log), size > 0 {
                 throw HistoryFault(.missing, file: database, detail: "its write-ahead log (\(size) bytes) is still there")
             }
-            return
+            return nil
         }
         guard let size = size(of: database), let handle = FileHandle(forReadingAtPath: database) else {
             throw HistoryFault(.unusable, file: database, detail: "cannot be read")
@@ -124,32 +169,34 @@ public struct HistoryFiles: Sendable {
             throw HistoryFault(.truncated, file: database,
                                detail: "\(size) bytes, its header counts \(pages) pages of \(header.pageSize)")
         }
-        try inspectLog(size: logSize, pageSize: header.pageSize)
+        let frameSize = UInt64(SQLiteFileHeaders.frameHeaderSize + header.pageSize)
+        guard let problem = logProblem(size: logSize, pageSize: header.pageSize) else { return nil }
+        let frames = logSize > UInt64(SQLiteFileHeaders.walHeaderSize)
+            ? (logSize - UInt64(SQLiteFileHeaders.walHeaderSize)) / frameSize : 0
+        return LogDamage(file: log, detail: problem, bytes: logSize, frames: frames)
     }
 
     /// A log with at least one whole frame must have a valid header and a first frame that is
-    /// either valid or left over from before the last restart.
-    private func inspectLog(size: UInt64, pageSize: Int) throws(HistoryFault) {
+    /// either valid or left over from before the last restart; returns what is wrong, if anything.
+    private func logProblem(size: UInt64, pageSize: Int) -> String? {
         let frameSize = SQLiteFileHeaders.frameHeaderSize + pageSize
-        guard size >= UInt64(SQLiteFileHeaders.walHeaderSize + frameSize) else { return }
-        guard let handle = FileHandle(forReadingAtPath: log) else {
-            throw HistoryFault(.logDamaged, file: log, detail: "cannot be read")
-        }
+        guard size >= UInt64(SQLiteFileHeaders.walHeaderSize + frameSize) else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: log) else { return "cannot be read" }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: SQLiteFileHeaders.walHeaderSize)).map { [UInt8]($0) } ?? []
         let header: SQLiteFileHeaders.Log
         switch SQLiteFileHeaders.log(head) {
-        case .failure(let problem):
-            throw HistoryFault(.logDamaged, file: log, detail: "\(problem.text); SQLite would ignore its \(size) bytes")
+        case .failure(let problem): return "\(problem.text); SQLite would ignore its \(size) bytes"
         case .success(let parsed): header = parsed
         }
         guard header.pageSize == pageSize else {
-            throw HistoryFault(.logDamaged, file: log, detail: "page size \(header.pageSize), the database's is \(pageSize)")
+            return "page size \(header.pageSize), the database's is \(pageSize)"
         }
         let frame = (try? handle.read(upToCount: frameSize)).map { [UInt8]($0) } ?? []
         if SQLiteFileHeaders.firstFrameIsValid(frame, log: header) == false {
-            throw HistoryFault(.logDamaged, file: log, detail: "its first frame fails its checksum")
+            return "its first frame fails its checksum; SQLite would ignore its \(size) bytes"
         }
+        return nil
     }
 
     private func size(of path: String) -> UInt64? {

@@ -44,6 +44,24 @@ final class HookSpillTests: XCTestCase {
         }
     }
 
+    /// Publishes `count` events 10 at a time, letting the saver handle each 10 before the next:
+    /// memory holds at most twice the capacity, so a burst larger than that would drop events.
+    private func publishPaced(_ count: Int, to engine: HookEngine, clock: ManualClock) async throws {
+        let node = Node(hooks: engine)
+        let outbox = engine.outboxes.values.first!
+        for start in stride(from: 0, to: count, by: 10) {
+            for index in start..<min(start + 10, count) {
+                _ = try await node.publish(PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: "chat",
+                                                          payload: Array("\(index)".utf8), uuid: "alice"))
+            }
+            let handled = await clock.advance(by: HookOutbox.gatherInterval) {
+                outbox.pending.load(ordering: .relaxed) - outbox.stored.load(ordering: .relaxed)
+                    <= outbox.state.withLock { $0.resident }
+            }
+            XCTAssertTrue(handled)
+        }
+    }
+
     private func stats(_ engine: HookEngine) -> HookStats { engine.stats()[0] }
 
     private func resident(_ engine: HookEngine) -> Int {
@@ -53,7 +71,7 @@ final class HookSpillTests: XCTestCase {
     /// Publishes `events` to a stalled receiver and waits until the outbox has settled: one event
     /// in flight, nine more in memory, the rest spilled.
     private func fillWhileStalled(_ engine: HookEngine, store: MemoryOutboxStore, clock: ManualClock) async throws {
-        try await publish(events, to: engine)
+        try await publishPaced(events, to: engine, clock: clock)
         let settled = await clock.advance(by: HookOutbox.gatherInterval) {
             stats(engine).spilled == events - 10 && store.rows.withLock { $0.count } == events
         }
@@ -118,7 +136,7 @@ final class HookSpillTests: XCTestCase {
         defer { receiver.gate.open() }
         let engine = try engine(binding(receiver, maxSpilled: 100), store: store, clock: clock)
         try engine.start()
-        try await publish(200, to: engine)
+        try await publishPaced(200, to: engine, clock: clock)
         let settled = await clock.advance(by: HookOutbox.gatherInterval) { stats(engine).spilled == 100 }
         XCTAssertTrue(settled, "spilled \(stats(engine).spilled)")
         XCTAssertEqual(stats(engine).counters.dropped, 90, "10 in memory and 100 on disk are kept")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Logging
 import PubNodeHistorySQLite
 import Synchronization
@@ -79,5 +80,41 @@ final class HistoryStartupTests: XCTestCase {
         XCTAssertTrue(handler.lines.withLock { $0.contains { $0.0 == .error && $0.1.contains("moved aside") } })
         let again = try XCTUnwrap(try NodeRuntime.openDatabase(configuration, logger: Logger(label: "test")))
         try again.close()
+    }
+
+    /// A power loss under `synchronous = NORMAL` can leave the write-ahead log's first frame
+    /// damaged while the database file is sound: the node starts, without the flag, keeping the
+    /// database and setting only the log aside.
+    func testADamagedWriteAheadLogAloneDoesNotStopStartUp() throws {
+        let live = configuration()
+        let database = try XCTUnwrap(try NodeRuntime.openDatabase(live, logger: Logger(label: "test")))
+        defer { try? database.close() }
+        func insert(_ range: Range<Int>) throws {
+            for index in range {
+                try database.writer.write { db in
+                    try db.execute(sql: "INSERT INTO message (subscribe_key, channel, timetoken, payload) VALUES ('demo', 'room', ?, ?)",
+                                   arguments: [index + 1, Data("\"message \(index)\"".utf8)])
+                }
+            }
+        }
+        try insert(0..<20)
+        _ = try database.writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        try insert(20..<40)
+        let crashed = configuration()
+        for name in ["history.sqlite", "history.sqlite-wal", "history.id"] {
+            try FileManager.default.copyItem(atPath: live.dataDirectory + "/" + name, toPath: crashed.dataDirectory + "/" + name)
+        }
+        let handle = FileHandle(forWritingAtPath: crashed.dataDirectory + "/history.sqlite-wal")!
+        try handle.seek(toOffset: 32 + 24 + 100)
+        try handle.write(contentsOf: Data([1, 2, 3, 4]))
+        try handle.close()
+
+        let reopened = try XCTUnwrap(try NodeRuntime.openDatabase(crashed, logger: Logger(label: "test")))
+        defer { try? reopened.close() }
+        let count = try reopened.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM message") ?? 0 }
+        XCTAssertEqual(count, 20, "the database as of its last checkpoint")
+        let names = try FileManager.default.contentsOfDirectory(atPath: crashed.dataDirectory)
+        XCTAssertTrue(names.contains { $0.hasPrefix("history.sqlite-wal.damaged-") }, "the log is kept: \(names)")
+        XCTAssertFalse(names.contains { $0.hasPrefix("history.sqlite.damaged-") }, "the database file stays: \(names)")
     }
 }

@@ -65,8 +65,9 @@ public struct HookBinding: Sendable {
         /// Events waiting in memory at most. Without a store newer events are dropped (and
         /// counted) beyond it; with one they wait in the store only (spilled).
         public var capacity = 10_000
-        /// With a store: events waiting in the store past `capacity` at most; newer events are
-        /// dropped (counted, and logged as errors) beyond it.
+        /// With a store: events (rows, not bytes) waiting in the store past `capacity` at most;
+        /// newer events are dropped (counted, and logged as errors) beyond it. Memory holds at most
+        /// twice `capacity` events whatever the store does.
         public var maxSpilledEvents = 1_000_000
         /// Dead letters kept at most; the oldest are discarded (and counted) beyond it.
         public var deadLetterCapacity = 10_000

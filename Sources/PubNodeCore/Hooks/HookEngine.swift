@@ -97,12 +97,16 @@ public final class HookEngine: Sendable {
         let shard = channel.hashValue
         for ordinal in matches {
             guard let outbox = outboxes[ordinal] else { continue }
-            guard outbox.reserve() else {
+            if let refusal = outbox.reserve() {
                 // A closed outbox (the node is stopping) counts its drops without a report.
-                if !outbox.closed.load(ordering: .relaxed), outbox.shouldReportDrop(nowNanoseconds: clock.nowNanoseconds()) {
+                if refusal != .closed, outbox.shouldReportDrop(nowNanoseconds: clock.nowNanoseconds()) {
                     let delivery = outbox.binding.delivery
                     let dropped = outbox.dropped.load(ordering: .relaxed)
-                    if outbox.store == nil {
+                    if refusal == .memory {
+                        logger.error("hook outbox store failing or too slow; events past the memory limit dropped",
+                                     metadata: ["hook": "\(outbox.binding.name)", "memoryLimit": "\(outbox.memoryLimit)",
+                                                "droppedSinceStart": "\(dropped)"])
+                    } else if outbox.store == nil {
                         logger.warning("hook outbox full; events dropped", metadata: [
                             "hook": "\(outbox.binding.name)", "capacity": "\(delivery.capacity)",
                             "droppedSinceStart": "\(dropped)"])

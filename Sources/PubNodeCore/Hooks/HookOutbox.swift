@@ -13,6 +13,8 @@ import Synchronization
 /// With a store, events past `capacity` are not kept in memory: the saver writes them as spilled
 /// and takes them back, oldest first, when memory drains (`HookOutbox+Spill.swift`); only past
 /// `maxSpilledEvents` more are events dropped. Without a store they are dropped past `capacity`.
+/// Events in memory (resident, waiting to be spilled, incoming) stay within `memoryLimit`
+/// whatever the store does: a failing or slow store makes new events drop, never memory grow.
 final class HookOutbox: Sendable {
     struct Entry: Sendable, Comparable {
         var record: OutboxRecord
@@ -36,9 +38,12 @@ final class HookOutbox: Sendable {
         var counters = HookStats.Counters()
         /// Events held in memory: ready, waiting for a retry or in flight (not dead letters).
         var resident = 0
-        /// Events waiting in the store only; while there are any, new events are spilled too,
-        /// so they are delivered after the older ones.
+        /// Events waiting in the store only or to be written there (`spillPending`); while there
+        /// are any, new events are spilled too, so they are delivered after the older ones.
         var spilled = 0
+        /// Spilled events not written yet (their write failed or is due), oldest first: retried
+        /// first on the saver's next pass, and still held in memory until written.
+        var spillPending: Deque<OutboxRecord> = []
     }
 
     static let shardCount = 8
@@ -54,7 +59,11 @@ final class HookOutbox: Sendable {
     let pending = Atomic<Int>(0)
     let enqueued = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
+    /// Spilled events written to the store (`spilled` less `spillPending`): the share of
+    /// `pending` not held in memory.
+    let stored = Atomic<Int>(0)
     let lastDropReport = Atomic<Int>(0)
+    let lastWriteFailureReport = Atomic<Int>(0)
     let saverAsleep = Atomic<Bool>(false)
     /// Set by `close()`: no new events, workers finish their attempt and stop.
     let closed = Atomic<Bool>(false)
@@ -81,15 +90,42 @@ final class HookOutbox: Sendable {
         return delivery.maxSpilledEvents > Int.max - delivery.capacity ? Int.max : delivery.capacity + delivery.maxSpilledEvents
     }
 
-    /// Takes a slot for one event; false (counted as dropped) when the queue is full or closed.
-    func reserve() -> Bool {
+    /// Events held in memory at most (resident, waiting to be spilled, incoming): `capacity`
+    /// without a store, twice that with one, so a store that fails or stalls never lets memory
+    /// grow toward `limit`.
+    var memoryLimit: Int {
+        let capacity = binding.delivery.capacity
+        guard store != nil else { return capacity }
+        return capacity > Int.max / 2 ? Int.max : capacity * 2
+    }
+
+    /// Why `reserve()` refused an event.
+    enum Refusal: Equatable {
+        /// Closed: the node is stopping.
+        case closed
+        /// `limit` reached: memory and, with a store, the spilled rows are full.
+        case full
+        /// `memoryLimit` reached while the store holds fewer than `maxSpilledEvents`: its writes
+        /// fail or lag behind.
+        case memory
+    }
+
+    /// Takes a slot for one event; nil when taken, else why not (counted as dropped).
+    func reserve() -> Refusal? {
         let now = pending.add(1, ordering: .relaxed).newValue
-        guard now <= limit, !closed.load(ordering: .relaxed) else {
+        var refusal: Refusal?
+        if closed.load(ordering: .relaxed) {
+            refusal = .closed
+        } else if now > limit {
+            refusal = .full
+        } else if now - stored.load(ordering: .relaxed) > memoryLimit {
+            refusal = .memory
+        }
+        if refusal != nil {
             pending.subtract(1, ordering: .relaxed)
             dropped.add(1, ordering: .relaxed)
-            return false
         }
-        return true
+        return refusal
     }
 
     /// Queues an event whose slot was reserved; `shard` spreads publishers over the incoming locks.
@@ -107,6 +143,7 @@ final class HookOutbox: Sendable {
     func restore(_ records: [OutboxRecord], spilled: Int = 0) {
         let live = records.filter { !$0.dead }.count
         pending.add(live + spilled, ordering: .relaxed)
+        stored.add(spilled, ordering: .relaxed)
         state.withLock { state in
             state.resident += live
             state.spilled += spilled
@@ -170,10 +207,19 @@ final class HookOutbox: Sendable {
 
     /// True at most once per `interval` nanoseconds of `now`: whether a drop should be logged.
     func shouldReportDrop(nowNanoseconds now: UInt64, interval: UInt64 = 10_000_000_000) -> Bool {
-        let seconds = Int(now / interval)
-        let last = lastDropReport.load(ordering: .relaxed)
-        guard seconds > last else { return false }
-        return lastDropReport.compareExchange(expected: last, desired: seconds, ordering: .relaxed).exchanged
+        Self.once(per: interval, now: now, last: lastDropReport)
+    }
+
+    /// True at most once per `interval` nanoseconds of `now`: whether a failed write should be logged.
+    func shouldReportWriteFailure(nowNanoseconds now: UInt64, interval: UInt64 = 10_000_000_000) -> Bool {
+        Self.once(per: interval, now: now, last: lastWriteFailureReport)
+    }
+
+    private static func once(per interval: UInt64, now: UInt64, last report: borrowing Atomic<Int>) -> Bool {
+        let slot = Int(now / interval) + 1
+        let last = report.load(ordering: .relaxed)
+        guard slot > last else { return false }
+        return report.compareExchange(expected: last, desired: slot, ordering: .relaxed).exchanged
     }
 }
 
