@@ -74,6 +74,7 @@ let package = Package(
             dependencies: [
                 "PubNodeCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -149,16 +149,17 @@ struct NodeRuntime {
     }
 
     /// Opens the history database (which also keeps the hook outbox), or nil when no keyset keeps
-    /// history (configured, or created at run time under the default). Files that are missing,
-    /// damaged or not the database `history.id` names stop the node with exit code 3, unless
-    /// `historyAcceptEmpty` is set: then they are moved aside and history starts empty.
+    /// history (configured, or created at run time under the default). A database file that is
+    /// missing, damaged or not the one `history.id` names stops the node with exit code 3, unless
+    /// `historyAcceptEmpty` is set: then the files are moved aside and history starts empty. A
+    /// damaged write-ahead log beside a sound database is moved aside and logged as an error.
     static func openDatabase(_ configuration: NodeConfiguration, logger: Logger,
                              now: Date = Date()) throws -> HistoryDatabase? {
         let policies = configuration.history.policies(for: configuration.keysets)
         guard configuration.history.enabled || policies.values.contains(where: \.enabled) else { return nil }
         let files = HistoryFiles(directory: configuration.dataDirectory)
         do {
-            return try files.open()
+            return try files.open(logger: logger, now: now)
         } catch let fault {
             guard configuration.history.acceptEmpty else {
                 logger.critical("history files damaged; refusing to start",
@@ -171,7 +172,7 @@ struct NodeRuntime {
                 logger.error("history files damaged; moved aside, starting with empty history (historyAcceptEmpty)",
                              metadata: ["file": "\(fault.file)", "fault": "\(fault.kind.rawValue)",
                                         "detail": "\(fault.detail)", "movedTo": "\(moved)"])
-                return try files.open()
+                return try files.open(logger: logger, now: now)
             } catch {
                 logger.critical("history database unusable; start with --history-enabled false to run without history",
                                 metadata: ["path": "\(files.database)", "error": "\(error)"])
