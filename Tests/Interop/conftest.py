@@ -4,10 +4,12 @@ Every test talks to a running pubnode through the official PubNub Python SDK.
 The node's address comes from PUBNODE_ORIGIN (host:port), set by run.sh.
 """
 
+import contextlib
 import os
 import queue
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.request
@@ -201,6 +203,23 @@ def start_node(data_dir, port, *extra):
             time.sleep(0.05)
     process.kill()
     raise AssertionError("pubnode did not start")
+
+
+@contextlib.contextmanager
+def own_node(*flags):
+    """A node of the test's own, started with `flags` in a temporary data directory; yields a
+    `Node` for it (with its `port`) and stops it afterwards."""
+    with tempfile.TemporaryDirectory() as data:
+        port = free_port()
+        process = start_node(data, port, *flags)
+        node = Node("127.0.0.1:%d" % port)
+        node.port = port
+        try:
+            yield node
+        finally:
+            node.close()
+            process.terminate()
+            process.wait(timeout=10)
 
 
 class Node:

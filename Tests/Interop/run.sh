@@ -16,79 +16,13 @@ if [[ ! -x "$BIN" ]]; then
     exit 2
 fi
 
-if [[ ! -x "$VENV/bin/python" ]]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$HERE/requirements.txt"
-
-WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/pubnode-interop.XXXXXX")"
-DATA_DIR="$WORK_DIR/data"
-LOG="$WORK_DIR/pubnode.log"
-mkdir -p "$DATA_DIR"
-NODE_PID=""
-STATUS=1
-
-cleanup() {
-    local rc=$?
-    if [[ -n "$NODE_PID" ]] && kill -0 "$NODE_PID" 2>/dev/null; then
-        kill "$NODE_PID" 2>/dev/null || true
-        for _ in $(seq 1 50); do
-            kill -0 "$NODE_PID" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$NODE_PID" 2>/dev/null || true
-        wait "$NODE_PID" 2>/dev/null || true
-    fi
-    if [[ $rc -ne 0 && -f "$LOG" ]]; then
-        echo "---- pubnode log (last 60 lines) ----" >&2
-        tail -n 60 "$LOG" >&2 || true
-        echo "-------------------------------------" >&2
-    fi
-    rm -rf "$WORK_DIR"
-    exit $rc
-}
-trap cleanup EXIT
-
-PORT="$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-
-"$BIN" --host 127.0.0.1 --port "$PORT" --data-dir "$DATA_DIR" >"$LOG" 2>&1 &
-NODE_PID=$!
-
-if ! "$VENV/bin/python" - "$PORT" "$NODE_PID" <<'PY'
-import os, sys, time, urllib.request
-port, pid = sys.argv[1], int(sys.argv[2])
-deadline = time.monotonic() + 30
-
-
-def alive():
-    if os.path.isdir("/proc"):
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-        except OSError:
-            return False
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False
-
-
-while time.monotonic() < deadline:
-    if not alive():
-        sys.exit("interop: pubnode exited before becoming ready")
-    try:
-        with urllib.request.urlopen("http://127.0.0.1:%s/time/0" % port, timeout=2) as r:
-            if r.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.1)
-sys.exit("interop: pubnode did not answer GET /time/0 with 200 within 30 s")
-PY
-then
-    exit 1
-fi
+# shellcheck source=Tests/node-process.sh
+source "$REPO/Tests/node-process.sh"
+NAME=interop REQUIREMENTS="$HERE/requirements.txt"
+node_prepare_venv
+node_prepare
+PORT="$(node_free_port)"
+node_start "$PORT" /time/0 --host 127.0.0.1 --port "$PORT" --data-dir "$DATA_DIR"
 
 set +e
 PYTHONDONTWRITEBYTECODE=1 PUBNODE_ORIGIN="127.0.0.1:$PORT" "$VENV/bin/python" -m pytest -q "$HERE" "$@"

@@ -3,28 +3,17 @@ the SDK reads, a head of too many fields refused before it is parsed, and a requ
 in too slowly cut off (on a node of the test's own with a short deadline)."""
 
 import socket
-import tempfile
 import time
 
 import pytest
 
-from conftest import Node, expect_http_error, free_port, start_node, uniq
+from conftest import expect_http_error, own_node, uniq
 
 
 @pytest.fixture(scope="module")
 def tight_node():
-    with tempfile.TemporaryDirectory() as data:
-        port = free_port()
-        process = start_node(data, port, "--max-groups-per-keyset", "2", "--max-states-per-uuid", "2",
-                             "--request-timeout", "2")
-        node = Node("127.0.0.1:%d" % port)
-        node.port = port
-        try:
-            yield node
-        finally:
-            node.close()
-            process.terminate()
-            process.wait(timeout=10)
+    with own_node("--max-groups-per-keyset", "2", "--max-states-per-uuid", "2", "--request-timeout", "2") as node:
+        yield node
 
 
 def raw(port, data, timeout=10):

@@ -2,30 +2,22 @@
 test's own count exactly what the SDK sent and received; the probes answer."""
 
 import json
-import tempfile
 import urllib.error
 import urllib.request
 
 import pytest
 
-from conftest import Node, free_port, start_node, uniq
+from conftest import free_port, own_node, uniq
 
 ADMIN = "interop-admin-token-0123456789"
 
 
 @pytest.fixture(scope="module")
 def ops_node():
-    with tempfile.TemporaryDirectory() as data:
-        port, metrics_port = free_port(), free_port()
-        process = start_node(data, port, "--admin-token", ADMIN, "--metrics-port", str(metrics_port))
-        node = Node("127.0.0.1:%d" % port)
-        node.port, node.metrics_port = port, metrics_port
-        try:
-            yield node
-        finally:
-            node.close()
-            process.terminate()
-            process.wait(timeout=10)
+    metrics_port = free_port()
+    with own_node("--admin-token", ADMIN, "--metrics-port", str(metrics_port)) as node:
+        node.metrics_port = metrics_port
+        yield node
 
 
 def get(port, path, token=None):
