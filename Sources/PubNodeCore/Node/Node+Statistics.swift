@@ -24,6 +24,7 @@ public struct NodeStatistics: Sendable, Equatable {
         keysets.reduce(KeysetCounters.Snapshot()) { $0 + $1.counters }
     }
 
+    /// Equal when every keyset, the busiest channels and the timetoken are.
     public static func == (lhs: NodeStatistics, rhs: NodeStatistics) -> Bool {
         lhs.keysets == rhs.keysets && lhs.timetoken == rhs.timetoken
             && lhs.busiest.map(\.subscribeKey) == rhs.busiest.map(\.subscribeKey)
