@@ -100,10 +100,12 @@ done
 echo
 printf '%-18s %12s %14s %8s  %s\n' target runs "cov/features" "new" result
 printf '%s\n' "${rows[@]}"
-echo "work folder: $work"
 if [ ${#crashes[@]} -gt 0 ]; then
+  echo "work folder (kept): $work"
   echo
   echo "crashes (reproduce with: $bin/<target> <file>):"
   printf '  %s\n' "${crashes[@]}"
   exit 1
 fi
+# Nothing to reproduce: a temporary work folder goes (one given with FUZZ_WORK stays).
+if [ -z "${FUZZ_WORK:-}" ]; then rm -rf "$work"; else echo "work folder: $work"; fi
