@@ -4,14 +4,25 @@ import os
 import socket
 import subprocess
 import tempfile
-import time
-import urllib.request
+import threading
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import visible
+
+
+def wait_for_listening(process):
+    """The node's log lines up to its "listening" line (all of them if it exits first); the rest
+    of its output is drained in the background so the node never blocks on a full pipe."""
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if "listening" in line:
+            threading.Thread(target=lambda: process.stderr.read(), daemon=True).start()
+            break
+    return lines
 
 
 @pytest.fixture(scope="module")
@@ -26,17 +37,15 @@ def open_node():
         # No PUBNODE_* settings from the environment (PUBNODE_ADMIN_TOKEN would configure a token).
         env = {k: v for k, v in os.environ.items() if not k.startswith("PUBNODE_")}
         process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", data],
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen("http://127.0.0.1:%d/console/" % port, timeout=2):
-                        break
-                except Exception:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise AssertionError("the node without an admin token did not start")
-                    time.sleep(0.1)
+            # The node logs "listening" once its port is bound: wait for that line, not for a time.
+            log = []
+            watcher = threading.Thread(target=lambda: log.extend(wait_for_listening(process)), daemon=True)
+            watcher.start()
+            watcher.join(timeout=30)
+            if not any("listening" in line for line in log):
+                raise AssertionError("the node without an admin token did not start: %s" % "".join(log[-5:]))
             yield "http://127.0.0.1:%d" % port
         finally:
             process.terminate()
