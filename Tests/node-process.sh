@@ -44,41 +44,22 @@ node_cleanup() {
     exit $rc
 }
 
-# node_start PORT PATH ARGS...: starts the node binary with ARGS (logging to LOG) and waits up to
-# 30 s until http://127.0.0.1:PORT/PATH answers 200; exits 1 if it dies or never does.
+# node_start PORT PATH ARGS...: starts the node binary with ARGS (logging to LOG), waits for
+# its "listening" log line (up to 30 s), then checks that http://127.0.0.1:PORT/PATH answers 200;
+# exits 1 if it dies or never does.
 node_start() {
     local port=$1 path=$2
     shift 2
     "$BIN" "$@" >"$LOG" 2>&1 &
     NODE_PID=$!
-    "$VENV/bin/python" - "$port" "$NODE_PID" "$path" "$NAME" <<'PY' || exit 1
-import os, sys, time, urllib.request
-port, pid, path, name = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-deadline = time.monotonic() + 30
-
-
-def alive():
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        try:
-            os.kill(pid, 0)
-            return True
-        except OSError:
-            return False
-
-
-while time.monotonic() < deadline:
-    if not alive():
-        sys.exit("%s: pubnode exited before becoming ready" % name)
-    try:
-        with urllib.request.urlopen("http://127.0.0.1:%s%s" % (port, path), timeout=2) as r:
-            if r.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.1)
-sys.exit("%s: pubnode did not answer GET %s with 200 within 30 s" % (name, path))
-PY
+    # tail follows the log as it is written (no polling of ours); grep stops at the line.
+    if ! grep -q -m1 "listening" < <(timeout 30 tail -n +1 -F "$LOG" 2>/dev/null); then
+        echo "$NAME: pubnode did not start listening within 30 s" >&2
+        exit 1
+    fi
+    if ! "$VENV/bin/python" -c 'import sys, urllib.request; sys.exit(urllib.request.urlopen(sys.argv[1], timeout=5).status != 200)' \
+        "http://127.0.0.1:$port$path"; then
+        echo "$NAME: pubnode did not answer GET $path with 200" >&2
+        exit 1
+    fi
 }
