@@ -45,8 +45,9 @@ public enum SubscribeEnvelope {
             out.append(contentsOf: bytes)
             meta = metaStart..<out.count
         }
-        if draft.kind == .signal {
-            out.append(contentsOf: #","e":1"#.utf8)
+        if let code = draft.kind.envelopeCode {
+            out.append(contentsOf: #","e":"#.utf8)
+            out.append(contentsOf: String(code).utf8)
         }
         if let type = draft.customMessageType {
             out.append(contentsOf: #","cmt":"#.utf8)
