@@ -6,6 +6,7 @@ public struct ObjectsMembershipsCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "memberships", abstract: "The channels a user is a member of.",
+        discussion: "Examples:\n  pubnode-cli objects memberships set alice chat news\n  pubnode-cli objects memberships list alice",
         subcommands: [List.self, Set.self, Remove.self])
 
     /// Creates the command (ArgumentParser fills it in).
@@ -14,7 +15,8 @@ public struct ObjectsMembershipsCommand: AsyncParsableCommand {
     /// `objects memberships list [UUID]`.
     public struct List: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List a user's memberships.")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List a user's memberships.",
+            discussion: "Example:\n  pubnode-cli objects memberships list alice --include channel")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// List options.
@@ -36,7 +38,8 @@ public struct ObjectsMembershipsCommand: AsyncParsableCommand {
     /// `objects memberships set UUID CHANNEL... [--custom …]`.
     public struct Set: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Add or update a user's memberships.")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Add or update a user's memberships.",
+            discussion: "Example:\n  pubnode-cli objects memberships set alice chat news --custom '{\"role\":\"mod\"}'")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The user id.
@@ -64,7 +67,8 @@ public struct ObjectsMembershipsCommand: AsyncParsableCommand {
     /// `objects memberships remove UUID CHANNEL...`.
     public struct Remove: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a user's memberships.")
+        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a user's memberships.",
+            discussion: "Example:\n  pubnode-cli objects memberships remove alice news")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The user id.
@@ -92,6 +96,7 @@ public struct ObjectsMembersCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "members", abstract: "The members of a channel.",
+        discussion: "Examples:\n  pubnode-cli objects members set chat alice bob\n  pubnode-cli objects members list chat",
         subcommands: [List.self, Set.self, Remove.self])
 
     /// Creates the command (ArgumentParser fills it in).
@@ -100,7 +105,8 @@ public struct ObjectsMembersCommand: AsyncParsableCommand {
     /// `objects members list CHANNEL`.
     public struct List: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List a channel's members.")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List a channel's members.",
+            discussion: "Example:\n  pubnode-cli objects members list chat --include uuid --count")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// List options.
@@ -122,7 +128,8 @@ public struct ObjectsMembersCommand: AsyncParsableCommand {
     /// `objects members set CHANNEL UUID... [--custom …]`.
     public struct Set: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Add or update a channel's members.")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Add or update a channel's members.",
+            discussion: "Example:\n  pubnode-cli objects members set chat alice bob")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The channel.
@@ -150,7 +157,8 @@ public struct ObjectsMembersCommand: AsyncParsableCommand {
     /// `objects members remove CHANNEL UUID...`.
     public struct Remove: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove members of a channel.")
+        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove members of a channel.",
+            discussion: "Example:\n  pubnode-cli objects members remove chat bob")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The channel.

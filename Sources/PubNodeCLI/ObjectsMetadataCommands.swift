@@ -6,6 +6,7 @@ public struct ObjectsUUIDCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "uuid", abstract: "User metadata.",
+        discussion: "Examples:\n  pubnode-cli objects uuid set alice --name Alice\n  pubnode-cli objects uuid get alice",
         subcommands: [Get.self, Set.self, Remove.self, List.self])
 
     /// Creates the command (ArgumentParser fills it in).
@@ -14,7 +15,8 @@ public struct ObjectsUUIDCommand: AsyncParsableCommand {
     /// `objects uuid get [ID]` (your own user id without ID).
     public struct Get: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a user's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a user's metadata.",
+            discussion: "Example:\n  pubnode-cli objects uuid get alice")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The user id.
@@ -33,7 +35,8 @@ public struct ObjectsUUIDCommand: AsyncParsableCommand {
     /// `objects uuid set ID [--name …] …`.
     public struct Set: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Set fields of a user's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Set fields of a user's metadata.",
+            discussion: "Example:\n  pubnode-cli objects uuid set alice --name Alice --custom '{\"age\":7}'")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The user id.
@@ -71,7 +74,8 @@ public struct ObjectsUUIDCommand: AsyncParsableCommand {
     /// `objects uuid remove [ID]`.
     public struct Remove: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a user's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a user's metadata.",
+            discussion: "Example:\n  pubnode-cli objects uuid remove alice")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The user id.
@@ -93,7 +97,8 @@ public struct ObjectsUUIDCommand: AsyncParsableCommand {
     /// `objects uuid list`.
     public struct List: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List users' metadata.")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List users' metadata.",
+            discussion: "Example:\n  pubnode-cli objects uuid list --limit 10 --count")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// List options.
@@ -116,6 +121,7 @@ public struct ObjectsChannelCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "channel", abstract: "Channel metadata.",
+        discussion: "Examples:\n  pubnode-cli objects channel set chat --name Chat\n  pubnode-cli objects channel get chat",
         subcommands: [Get.self, Set.self, Remove.self, List.self])
 
     /// Creates the command (ArgumentParser fills it in).
@@ -124,7 +130,8 @@ public struct ObjectsChannelCommand: AsyncParsableCommand {
     /// `objects channel get CHANNEL`.
     public struct Get: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a channel's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "get", abstract: "Print a channel's metadata.",
+            discussion: "Example:\n  pubnode-cli objects channel get chat")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The channel.
@@ -143,7 +150,8 @@ public struct ObjectsChannelCommand: AsyncParsableCommand {
     /// `objects channel set CHANNEL [--name …] …`.
     public struct Set: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Set fields of a channel's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "set", abstract: "Set fields of a channel's metadata.",
+            discussion: "Example:\n  pubnode-cli objects channel set chat --name Chat --description 'General talk'")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The channel.
@@ -177,7 +185,8 @@ public struct ObjectsChannelCommand: AsyncParsableCommand {
     /// `objects channel remove CHANNEL`.
     public struct Remove: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a channel's metadata.")
+        public static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a channel's metadata.",
+            discussion: "Example:\n  pubnode-cli objects channel remove chat")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// The channel.
@@ -199,7 +208,8 @@ public struct ObjectsChannelCommand: AsyncParsableCommand {
     /// `objects channel list`.
     public struct List: AsyncParsableCommand {
         /// The command's name and abstract.
-        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List channels' metadata.")
+        public static let configuration = CommandConfiguration(commandName: "list", abstract: "List channels' metadata.",
+            discussion: "Example:\n  pubnode-cli objects channel list --sort updated:desc --filter \"name LIKE 'c*'\"")
         /// Connection and output options.
         @OptionGroup(title: "Global options") public var global: GlobalOptions
         /// List options.
