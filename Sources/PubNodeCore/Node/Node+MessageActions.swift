@@ -10,11 +10,13 @@ extension Node {
         }
         let (keyset, uuid) = try actionAccess(.addMessageAction, request, permission: .write, messageTimetoken: messageTimetoken)
         try Self.validateAction(type: type, value: value)
+        // Kept as long as the keyset keeps a message stored now: the retention from the moment it is added.
         let policy = history?.policy(request.subscribeKey)
+        let actionTimetoken = clock.next()
         let action = MessageAction(
             subscribeKey: request.subscribeKey, channel: request.channel, messageTimetoken: messageTimetoken,
-            actionTimetoken: clock.next(), type: type, value: value, uuid: uuid,
-            expiresAtNanoseconds: policy?.expiry(publishedAt: messageTimetoken.rawValue &* 100, ttlHours: nil))
+            actionTimetoken: actionTimetoken, type: type, value: value, uuid: uuid,
+            expiresAtNanoseconds: policy?.expiry(publishedAt: clock.nowNanoseconds(), ttlHours: nil))
         let (store, limit, now) = (messageActions, limits.maxActionsPerMessage, clock.nowNanoseconds())
         let outcome = try await readHistory { () throws(PubNodeError) in
             do throws(HistoryError) { return try store.add(action, limit: limit, now: now) } catch { throw .storageFailed(error.description) }
@@ -109,10 +111,9 @@ extension Node {
         return (keyset, uuid)
     }
 
-    /// A concrete, writable channel name (no wildcard, no presence channel).
+    /// A concrete, writable channel name (no wildcard, no presence channel: `validateWritable` refuses both).
     static func validateActionChannel(_ channel: String) throws(PubNodeError) {
         do { try NameRules.validateWritable(channel) } catch { throw .invalidChannel(channel, error) }
-        if NameRules.isWildcard(channel) { throw .invalidParameter("message actions cannot name wildcard channel '\(channel)'") }
     }
 
     /// A non-empty `type` of at most 15 characters and a `value` of at most 1,024 bytes.
