@@ -176,6 +176,25 @@ final class MessageActionEndpointTests: XCTestCase {
         XCTAssertEqual(left.text, #"{"status":200,"data":[]}"#)
     }
 
+    func testEachOperationAuthorizesOnceAndARefusalChangesNothing() async throws {
+        let log = RecordingAuthorizer(refusing: [.addMessageAction])
+        let router = Router(node: Node(authorizer: log))
+        let refused = try await add(router, message: "100")
+        XCTAssertEqual(refused.status, 403, refused.text)
+        XCTAssertEqual(log.take().map(\.operation), [.addMessageAction])
+        let listed = try await call(router, "\(base)?uuid=u")
+        XCTAssertEqual(listed.text, #"{"status":200,"data":[]}"#, "a refused add stores nothing")
+        let seen = log.take()
+        XCTAssertEqual(seen.map(\.operation), [.getMessageActions])
+        XCTAssertEqual(seen.first?.resources, [AccessRequest.Resource(.channel, "ch", .read)])
+        let removal = try await call(router, "\(base)/message/100/action/5?uuid=alice", .DELETE)
+        XCTAssertEqual(removal.status, 400, removal.text)
+        let removing = log.take()
+        XCTAssertEqual(removing.map(\.operation), [.removeMessageAction])
+        XCTAssertEqual(removing.first?.resources, [AccessRequest.Resource(.channel, "ch", .delete)])
+        XCTAssertEqual(removing.first?.uuid, "alice")
+    }
+
     func testAnAddReachesAParkedSubscriberAsAnE3Event() async throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
