@@ -217,6 +217,11 @@ final class MessageActionEndpointTests: XCTestCase {
         let actionTT = try XCTUnwrap(Response.parse(httpBody: added)["data"]?["actionTimetoken"]?.stringValue)
         let (body, _) = try await parked.value
         let event = try XCTUnwrap(Response.parse(httpBody: body)["m"]?[0])
+        let eventTT = try XCTUnwrap(event["p"]?["t"]?.stringValue)
+        let exact = #"{"a":"0","f":0,"i":"alice","p":{"t":"\#(eventTT)","r":1},"k":"demo","c":"room","#
+            + #""d":{"source":"actions","version":"1.0","event":"added","data":{"messageTimetoken":"1700000000000000000","#
+            + #""type":"reaction","value":"smile","actionTimetoken":"\#(actionTT)","uuid":"alice"}},"e":3"#
+        XCTAssertTrue(String(decoding: body, as: UTF8.self).contains(exact), String(decoding: body, as: UTF8.self))
         XCTAssertEqual(event["e"], .number("3"))
         XCTAssertEqual(event["i"], .string("alice"))
         XCTAssertEqual(event["c"], .string("room"))
