@@ -110,3 +110,22 @@ final class MessageActionStoreTests: XCTestCase {
         }
     }
 }
+
+/// The memory store's bound on everything it holds.
+final class MemoryMessageActionStoreTests: XCTestCase {
+    func testTheStoreHoldsAtMostItsCapacity() throws {
+        let store = MemoryMessageActionStore(capacity: 2)
+        func action(_ tt: UInt64, _ value: String) -> MessageAction {
+            MessageAction(subscribeKey: "demo", channel: "c\(tt)", messageTimetoken: Timetoken(1), actionTimetoken: Timetoken(tt),
+                          type: "t", value: value, uuid: "u")
+        }
+        XCTAssertEqual(try store.add(action(1, "a"), limit: 10, now: 0), .added)
+        XCTAssertEqual(try store.add(action(2, "b"), limit: 10, now: 0), .added)
+        XCTAssertEqual(try store.add(action(3, "c"), limit: 10, now: 0), .storeFull)
+        _ = try store.remove(subscribeKey: "demo", channel: "c1", messageTimetoken: Timetoken(1), actionTimetoken: Timetoken(1),
+                             uuid: "u", now: 0)
+        XCTAssertEqual(try store.add(action(3, "c"), limit: 10, now: 0), .added, "room again after a removal")
+        XCTAssertEqual(try store.deleteAll(subscribeKey: "demo"), 2)
+        XCTAssertEqual(try store.add(action(4, "d"), limit: 10, now: 0), .added)
+    }
+}

@@ -38,6 +38,8 @@ public enum MessageActionAddOutcome: Sendable, Equatable {
     case duplicate
     /// The message holds as many actions as allowed; nothing changed.
     case full
+    /// The store holds as many actions as it may (a memory store's capacity); nothing changed.
+    case storeFull
 }
 
 /// What removing an action did.

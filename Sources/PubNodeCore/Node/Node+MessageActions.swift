@@ -25,6 +25,7 @@ extension Node {
         case .added: break
         case .duplicate: throw .conflict("Action Already Added")
         case .full: throw .rejected("Message already holds the most actions allowed (\(limit))")
+        case .storeFull: throw .storageFailed("the node holds as many message actions as it may keep in memory")
         }
         emit(.messageAction, channel: action.channel, payload: action.eventPayload("added"), actor: uuid, on: keyset)
         return action
