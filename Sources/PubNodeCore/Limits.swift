@@ -46,6 +46,8 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxGroupsPerKeyset: Int = 10_000
     /// Most channels one uuid may hold presence state on at once.
     public var maxStatesPerUUID: Int = 1_000
+    /// Most message actions one message may hold (PubNub's default).
+    public var maxActionsPerMessage: Int = 25_000
 
     /// The defaults.
     public init() {}
@@ -60,7 +62,7 @@ public struct Limits: Sendable, Equatable, Codable {
             ("longPollTimeoutSeconds", longPollTimeoutSeconds), ("idleChannelSeconds", idleChannelSeconds),
             ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
             ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
-            ("maxStatesPerUUID", maxStatesPerUUID),
+            ("maxStatesPerUUID", maxStatesPerUUID), ("maxActionsPerMessage", maxActionsPerMessage),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")

@@ -31,6 +31,8 @@ public final class Node: Sendable {
     public let region: Int
     /// Message history, when the node keeps it.
     public let history: MessageHistory?
+    /// Message actions (reactions, receipts…) added to stored messages.
+    public let messageActions: any MessageActionStore
     /// Rate limits of keysets that set none of their own.
     public let keysetRateLimits: RateLimits
     /// Signatures, tokens and revocations.
@@ -49,8 +51,10 @@ public final class Node: Sendable {
     public init(keysets: [Keyset], limits: Limits, broker: any Broker, presence: any PresenceManager,
                 clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
                 adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
+                accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
+                messageActions: any MessageActionStore = MemoryMessageActionStore()) {
         self.keysets = keysets
+        self.messageActions = messageActions
         self.keysetRateLimits = keysetRateLimits
         self.limits = limits
         self.broker = broker
@@ -76,11 +80,13 @@ public final class Node: Sendable {
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(), adminToken: String? = nil,
                             hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                            accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
+                            accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
+                            messageActions: any MessageActionStore = MemoryMessageActionStore()) {
         let hubs = MemoryHubs(limits: limits, clock: clock, region: region, observer: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
                   clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
-                  history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits)
+                  history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits,
+                  messageActions: messageActions)
     }
 
     /// The single authorization point: every keyset operation calls it exactly once, before
