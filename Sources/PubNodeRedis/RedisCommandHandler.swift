@@ -50,7 +50,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        failAll(error)
+        // A framing error says what broke; anything else (a reset, a timeout) lost the connection.
+        failAll(error as? RedisError ?? RedisError.connectionClosed)
         context.close(promise: nil)
     }
 

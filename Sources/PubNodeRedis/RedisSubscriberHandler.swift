@@ -78,7 +78,8 @@ final class RedisSubscriberHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        failAll(error)
+        // A framing error says what broke; anything else (a reset, a timeout) lost the connection.
+        failAll(error as? RedisError ?? RedisError.connectionClosed)
         context.close(promise: nil)
     }
 
