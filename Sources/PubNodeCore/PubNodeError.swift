@@ -58,4 +58,6 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case accessInvalid(message: String, source: String, detail: String, location: String, locationType: String)
     /// A rate limit was reached; the caller may retry after `retryAfter` seconds.
     case tooManyRequests(retryAfter: Int)
+    /// A subscribe filter expression (`filter-expr`) is malformed or over its bounds; the text says why.
+    case invalidFilter(String)
 }

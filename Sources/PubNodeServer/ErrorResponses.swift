@@ -47,6 +47,8 @@ enum ErrorResponses {
         case .accessRefused(let why): return (.forbidden, why)
         case .accessInvalid(let message, _, _, _, _): return (.badRequest, message)
         case .tooManyRequests: return (.tooManyRequests, "Too many requests.")
+        case .invalidFilter(let why):
+            return (HTTPResponseStatus(statusCode: 481, reasonPhrase: "Malformed Filter Expression"), "Invalid filter expression: \(why)")
         }
     }
 
