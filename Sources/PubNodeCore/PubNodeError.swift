@@ -63,4 +63,6 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case rejected(String)
     /// A rate limit was reached; the caller may retry after `retryAfter` seconds.
     case tooManyRequests(retryAfter: Int)
+    /// A subscribe filter expression (`filter-expr`) is malformed or over its bounds; the text says why.
+    case invalidFilter(String)
 }

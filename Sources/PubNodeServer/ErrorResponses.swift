@@ -49,6 +49,8 @@ enum ErrorResponses {
         case .tooManyRequests: return (.tooManyRequests, "Too many requests.")
         case .conflict(let text): return (.conflict, text)
         case .rejected(let text): return (.badRequest, text)
+        case .invalidFilter(let why):
+            return (HTTPResponseStatus(statusCode: 481, reasonPhrase: "Malformed Filter Expression"), "Invalid filter expression: \(why)")
         }
     }
 

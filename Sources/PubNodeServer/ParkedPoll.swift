@@ -91,6 +91,8 @@ final class SharedAnswers {
         var subscribeKey: String
         var channel: String
         var cursor: Timetoken
+        /// The subscriber's filter text: polls with different filters never share an answer.
+        var filter: String?
         var minorVersion: Int
         var keepAlive: Bool
     }

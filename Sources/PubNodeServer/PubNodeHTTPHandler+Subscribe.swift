@@ -7,7 +7,8 @@ extension PubNodeHTTPHandler {
     func poll(_ longPoll: LongPoll, head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue)
-        if let ready = longPoll.park(poll) {
+        var longPoll = longPoll
+        if let ready = Self.parkPassingFilteredOut(&longPoll, poll) {
             longPoll.delivered(ready)
             respond(ready)
             return
@@ -33,23 +34,46 @@ extension PubNodeHTTPHandler {
     func pollWoken(_ poll: ParkedPoll, sharing shared: SharedAnswers) {
         guard let parked = state.parked, parked.poll === poll else { return }
         if let key = sharedKey(parked.longPoll), answerShared(poll, key: key, shared: shared) { return }
-        let ready = parked.longPoll.read()
+        var longPoll = parked.longPoll
+        let ready = longPoll.read()
         if !ready.deliveries.isEmpty {
             answer(poll, with: ready)
             return
         }
-        // Nothing newer after all (say the channel left the group): wait again. Registering before
-        // reading again means a publish racing with this is either read now or wakes the poll.
+        // Nothing newer after all (say the channel left the group, or the filter rejected all of
+        // it): wait again. Registering before reading again means a publish racing with this is
+        // either read now or wakes the poll.
+        if longPoll.isFilteredOut(ready) { longPoll.advance(to: ready.next) }
         poll.rearm()
-        if let ready = parked.longPoll.park(poll) {
-            answer(poll, with: ready)
+        let again = Self.parkPassingFilteredOut(&longPoll, poll)
+        if longPoll.cursor != parked.longPoll.cursor, case .parked(let head, var current) = state.phase {
+            current.longPoll = longPoll
+            state.phase = .parked(head, current)
         }
+        if let again { answer(poll, with: again) }
     }
+
+    /// Parks `longPoll`; a batch the filter rejected entirely moves its cursor and parks again
+    /// (at most `maxFilteredRounds` times, then the empty batch answers with the moved cursor).
+    /// Without a filter this is exactly one `park`.
+    private static func parkPassingFilteredOut(_ longPoll: inout LongPoll, _ poll: ParkedPoll) -> DeliveryBatch? {
+        var rounds = 0
+        while let ready = longPoll.park(poll) {
+            rounds += 1
+            guard longPoll.isFilteredOut(ready), rounds < maxFilteredRounds else { return ready }
+            longPoll.advance(to: ready.next)
+        }
+        return nil
+    }
+
+    /// How many wholly filtered-out batches one park passes over before answering an empty one.
+    private static let maxFilteredRounds = 64
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ longPoll: LongPoll) -> SharedAnswers.Key? {
         guard let shared = longPoll.sharingKey, let head = state.head, head.method == .GET else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: longPoll.cursor,
+                                 filter: longPoll.filter?.text,
                                  minorVersion: head.version.minor, keepAlive: state.keepAlive)
     }
 

@@ -16,6 +16,7 @@ extension Router {
                 heartbeatSeconds: try Self.heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
                 authKey: request.query["auth"])
             subscribe.signature = request.signed
+            subscribe.filter = request.query["filter-expr"]
             switch try node.subscribe(subscribe) {
             case .handshake(let next):
                 return .reply(HTTPReply(body: SubscribeResponse.render([], next: next, region: region,

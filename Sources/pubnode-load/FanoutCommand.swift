@@ -43,6 +43,14 @@ struct FanoutCommand: AsyncParsableCommand {
     @Option(help: "Seconds allowed for all publishes (default: messages × interval + 60).")
     var publishTimeout: Double?
 
+    /// A subscribe filter sent on every subscriber's poll (PubNode only).
+    @Option(help: "Filter expression sent as filter-expr on every subscribe (PubNode only).")
+    var filterExpr: String?
+
+    /// Publisher metadata sent on every publish (PubNode only).
+    @Option(help: "JSON text sent as meta on every publish (PubNode only).")
+    var meta: String?
+
     /// Checks the bounds of every option.
     mutating func validate() throws {
         guard (1...60_000).contains(subscribers) else { throw ValidationError("--subscribers must be 1...60000") }
@@ -51,6 +59,9 @@ struct FanoutCommand: AsyncParsableCommand {
         guard parkTimeout > 0, parkTimeout <= 3600 else { throw ValidationError("--park-timeout must be in (0, 3600]") }
         if let publishTimeout, !(publishTimeout > 0 && publishTimeout <= 3600) {
             throw ValidationError("--publish-timeout must be in (0, 3600]")
+        }
+        guard (filterExpr?.utf8.count ?? 0) <= 4_096, (meta?.utf8.count ?? 0) <= 4_096 else {
+            throw ValidationError("--filter-expr and --meta must be at most 4096 bytes")
         }
         guard settle >= 0, settle <= 60, grace >= 0, grace <= 600 else {
             throw ValidationError("--settle must be in [0, 60] and --grace in [0, 600]")
@@ -61,7 +72,9 @@ struct FanoutCommand: AsyncParsableCommand {
     func run() async throws {
         FileLimit.raiseToHardMaximum()
         let runtime = ClientRuntime(options: common)
-        let factory = common.requestFactory
+        var factory = common.requestFactory
+        if let filterExpr { factory.subscribeQuery = "&filter-expr=" + PercentEncoding.encode(filterExpr) }
+        if let meta { factory.publishQuery = "&meta=" + PercentEncoding.encode(meta) }
         let progress = SubscriberProgress()
         let fleet = SubscriberFleet(
             count: subscribers, channel: channel, factory: factory, runtime: runtime, progress: progress
@@ -103,6 +116,7 @@ struct FanoutCommand: AsyncParsableCommand {
         record.add("subscribers", subscribers)
         record.add("messages", messages)
         record.add("interval_ms", intervalMs)
+        if let filterExpr { record.add("filter_expr", filterExpr) }
         record.add("parked", progress.parked)
         record.add("park_seconds", parked.seconds, decimals: 2)
         record.add("published", progress.published)

@@ -13,6 +13,10 @@ struct RequestFactory: Sendable {
     var subscribeKey = "demo"
     /// `&auth=<token>` appended to every PubNode request, or empty.
     var authQuery = ""
+    /// `&meta=<json>` appended to every PubNode publish, or empty.
+    var publishQuery = ""
+    /// `&filter-expr=<expression>` appended to every PubNode subscribe, or empty.
+    var subscribeQuery = ""
 
     /// A publish of `message` (JSON text) to `channel`.
     ///
@@ -22,7 +26,7 @@ struct RequestFactory: Sendable {
         switch target {
         case .pubnode:
             let uri = "/publish/\(publishKey)/\(subscribeKey)/0/\(PercentEncoding.encode(channel))/0/"
-                + "\(PercentEncoding.encode(message))?uuid=load\(authQuery)"
+                + "\(PercentEncoding.encode(message))?uuid=load\(authQuery)\(publishQuery)"
             return OutboundRequest(method: .GET, uri: uri, hostHeader: hostHeader)
         case .nchan:
             var body = ByteBuffer()
@@ -53,7 +57,7 @@ struct RequestFactory: Sendable {
 
     /// A PubNode subscribe long-poll: `tt=0` is the handshake, later ones resume from `timetoken`.
     func pubnodeSubscribe(channel: String, uuid: String, timetoken: String) -> OutboundRequest {
-        let uri = "/v2/subscribe/\(subscribeKey)/\(PercentEncoding.encode(channel))/0?tt=\(timetoken)&uuid=\(uuid)\(authQuery)"
+        let uri = "/v2/subscribe/\(subscribeKey)/\(PercentEncoding.encode(channel))/0?tt=\(timetoken)&uuid=\(uuid)\(authQuery)\(subscribeQuery)"
         return OutboundRequest(method: .GET, uri: uri, hostHeader: hostHeader)
     }
 

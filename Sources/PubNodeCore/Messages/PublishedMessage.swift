@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A message accepted into a channel buffer, with its subscribe envelope opened once by
 /// `SubscribeEnvelope` (which also closes it in every response).
 public final class PublishedMessage: Sendable {
@@ -20,6 +22,9 @@ public final class PublishedMessage: Sendable {
     /// Per-message storage TTL in hours, if given.
     public let ttlHours: Int?
     private let payloadRange: Range<Int>
+    /// The parsed filter document, filled on first use (`filterDocument`); never touched when no
+    /// subscriber filters.
+    let filterDocumentCache = AtomicLazyReference<FilterDocument>()
     private let metaRange: Range<Int>?
 
     /// The payload's JSON text, byte-exact as published.

@@ -17,16 +17,28 @@ extension Node {
         for group in subscription.groups { resources.append(.init(.group, group, .read)) }
         try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: resources,
                                     uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
+        let filter = try subscribeFilter(request.filter)
         guard let uuid = request.uuid else {
             if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
             return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,
-                                                                                            cursor: request.cursor, broker: broker,
-                                                                                            counters: keyset.counters))
+                                                                                            cursor: request.cursor, filter: filter,
+                                                                                            broker: broker, counters: keyset.counters))
         }
         let handshake = request.cursor == .zero ? clock.current() : nil
         try presence.heartbeat(PresenceUpdate(uuid: uuid, subscription: subscription,
                                               timeoutSeconds: request.heartbeatSeconds, state: request.state))
         if let handshake { return .handshake(handshake) }
-        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, broker: broker, counters: keyset.counters))
+        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, filter: filter, broker: broker,
+                              counters: keyset.counters))
+    }
+
+    /// The compiled subscribe filter (from the node's cache); nil without one or when it is blank.
+    func subscribeFilter(_ text: String?) throws(PubNodeError) -> CompiledFilter? {
+        guard let text, text.contains(where: { !$0.isWhitespace }) else { return nil }
+        do {
+            return try filters.compile(text, mode: .message)
+        } catch {
+            throw .invalidFilter(error.reason)
+        }
     }
 }

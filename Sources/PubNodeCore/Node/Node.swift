@@ -40,6 +40,8 @@ public final class Node: Sendable {
     /// Subscribe keys the tenants API is changing right now: one change per keyset at a time.
     let keysetChanges = Mutex<Set<String>>([])
     let validator = JSONValidator()
+    /// Compiled filter expressions by text (subscribe filters, App Context queries).
+    public let filters = FilterCache()
     /// History reads run here, never on the caller's thread (an event loop must not wait for SQLite).
     let historyReads = DispatchQueue(label: "pubnode.history.reads", attributes: .concurrent)
 

@@ -18,6 +18,8 @@ public struct SubscribeRequest: Sendable {
     public var authKey: String?
     /// The request as signed, when it carries a `signature` (the transport fills it in).
     public var signature: SignedRequest?
+    /// The subscribe filter expression (`filter-expr`), if any; an empty one filters nothing.
+    public var filter: String?
 
     /// Creates a subscribe request.
     public init(subscribeKey: String, channels: [String], groups: [String] = [], cursor: Timetoken = .zero,
@@ -46,20 +48,51 @@ public enum SubscribeStart: Sendable {
 public struct LongPoll: Sendable {
     /// What is listened to.
     public let subscription: Subscription
-    /// The client's cursor.
-    public let cursor: Timetoken
+    /// The client's cursor, moved past messages the filter left out (`advance(to:)`).
+    public private(set) var cursor: Timetoken
+    /// The subscriber's filter: messages and signals it rejects are not delivered.
+    public let filter: CompiledFilter?
     let broker: any KeysetBroker
     let counters: KeysetCounters
 
-    /// Registers `waiter`, then reads: the messages when some are ready after the cursor (the
-    /// waiter is unregistered again), or nil when it stays parked until woken or cancelled.
-    public func park(_ waiter: any Waiter) -> DeliveryBatch? {
-        broker.park(waiter, on: subscription, after: cursor)
+    init(subscription: Subscription, cursor: Timetoken, filter: CompiledFilter? = nil, broker: any KeysetBroker,
+         counters: KeysetCounters) {
+        self.subscription = subscription
+        self.cursor = cursor
+        self.filter = filter
+        self.broker = broker
+        self.counters = counters
     }
 
-    /// What is ready after the cursor now (after a wake).
+    /// Registers `waiter`, then reads: the messages when some are ready after the cursor (the
+    /// waiter is unregistered again), or nil when it stays parked until woken or cancelled. With a
+    /// filter, the batch holds only what passes it (see `isFilteredOut`).
+    public func park(_ waiter: any Waiter) -> DeliveryBatch? {
+        guard let batch = broker.park(waiter, on: subscription, after: cursor) else { return nil }
+        return filtered(batch)
+    }
+
+    /// What is ready after the cursor now (after a wake), filtered.
     public func read() -> DeliveryBatch {
-        broker.read(subscription, after: cursor)
+        filtered(broker.read(subscription, after: cursor))
+    }
+
+    /// Whether `batch` (from `park` or `read`) is empty only because the filter rejected all its
+    /// messages: the poll should `advance(to: batch.next)` and wait again rather than answer.
+    public func isFilteredOut(_ batch: DeliveryBatch) -> Bool {
+        filter != nil && batch.deliveries.isEmpty && batch.next != cursor
+    }
+
+    /// Moves the cursor past messages the filter rejected, so they are not read again.
+    public mutating func advance(to next: Timetoken) {
+        cursor = next
+    }
+
+    private func filtered(_ batch: DeliveryBatch) -> DeliveryBatch {
+        guard let filter else { return batch }
+        var batch = batch
+        batch.deliveries.removeAll { !$0.message.passes(filter) }
+        return batch
     }
 
     /// Counts what the transport has just written to the subscriber (for statistics and metrics).

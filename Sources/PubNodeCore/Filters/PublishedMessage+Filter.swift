@@ -1,0 +1,32 @@
+import Synchronization
+
+/// The document a subscribe filter reads for one message, parsed once.
+final class FilterDocument: Sendable {
+    let value: FilterValue
+
+    init(value: FilterValue) {
+        self.value = value
+    }
+}
+
+extension PublishedMessage {
+    /// `{"meta": <meta or null>, "data": <payload>}`, parsed on first use and shared by every
+    /// subscriber that filters this message (a payload or meta that cannot be parsed within
+    /// `FilterValue`'s bounds reads as `null`).
+    public var filterDocument: FilterValue {
+        if let parsed = filterDocumentCache.load() { return parsed.value }
+        let meta = meta.flatMap { FilterValue.parse($0) } ?? .null
+        let data = FilterValue.parse(payload) ?? .null
+        let document = FilterDocument(value: .object(["meta": meta, "data": data]))
+        return filterDocumentCache.storeIfNil(document).value
+    }
+
+    /// Whether `filter` lets this message through: messages and signals are tested, everything
+    /// else (presence, App Context and message action events) always passes.
+    public func passes(_ filter: CompiledFilter) -> Bool {
+        switch kind {
+        case .message, .signal: filter.matches(filterDocument)
+        case .object, .messageAction, .presence: true
+        }
+    }
+}
