@@ -46,6 +46,12 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxGroupsPerKeyset: Int = 10_000
     /// Most channels one uuid may hold presence state on at once.
     public var maxStatesPerUUID: Int = 1_000
+    /// Most App Context objects of each kind (uuids, channels) one keyset may hold.
+    public var maxObjectsPerKeyset: Int = 10_000
+    /// Most memberships one uuid, or members one channel, may have (App Context).
+    public var maxMembershipsPerObject: Int = 1_000
+    /// Largest App Context `custom` object, in bytes of its JSON.
+    public var maxObjectCustomBytes: Int = 4 * 1024
 
     /// The defaults.
     public init() {}
@@ -60,7 +66,8 @@ public struct Limits: Sendable, Equatable, Codable {
             ("longPollTimeoutSeconds", longPollTimeoutSeconds), ("idleChannelSeconds", idleChannelSeconds),
             ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
             ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
-            ("maxStatesPerUUID", maxStatesPerUUID),
+            ("maxStatesPerUUID", maxStatesPerUUID), ("maxObjectsPerKeyset", maxObjectsPerKeyset),
+            ("maxMembershipsPerObject", maxMembershipsPerObject), ("maxObjectCustomBytes", maxObjectCustomBytes),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")

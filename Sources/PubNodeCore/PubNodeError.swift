@@ -58,4 +58,8 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case accessInvalid(message: String, source: String, detail: String, location: String, locationType: String)
     /// A rate limit was reached; the caller may retry after `retryAfter` seconds.
     case tooManyRequests(retryAfter: Int)
+    /// The App Context object asked for does not exist.
+    case objectNotFound
+    /// An App Context set's `If-Match` names an eTag the object no longer has (or it has none).
+    case objectChanged
 }

@@ -33,6 +33,8 @@ public final class Node: Sendable {
     public let history: MessageHistory?
     /// Rate limits of keysets that set none of their own.
     public let keysetRateLimits: RateLimits
+    /// App Context objects: uuid and channel metadata, memberships.
+    public let objects: any ObjectStore
     /// Signatures, tokens and revocations.
     let access: AccessControl
     /// Subscribe keys the tenants API is changing right now: one change per keyset at a time.
@@ -49,8 +51,10 @@ public final class Node: Sendable {
     public init(keysets: [Keyset], limits: Limits, broker: any Broker, presence: any PresenceManager,
                 clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
                 adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
+                accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
+                objects: any ObjectStore = MemoryObjectStore()) {
         self.keysets = keysets
+        self.objects = objects
         self.keysetRateLimits = keysetRateLimits
         self.limits = limits
         self.broker = broker
@@ -76,11 +80,12 @@ public final class Node: Sendable {
     public convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), clock: TimetokenClock = TimetokenClock(),
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(), adminToken: String? = nil,
                             hooks: HookEngine = .none(), history: MessageHistory? = nil,
-                            accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited) {
+                            accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
+                            objects: any ObjectStore = MemoryObjectStore()) {
         let hubs = MemoryHubs(limits: limits, clock: clock, region: region, observer: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
                   clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
-                  history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits)
+                  history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits, objects: objects)
     }
 
     /// The single authorization point: every keyset operation calls it exactly once, before
