@@ -7,6 +7,7 @@ from pubnub.endpoints.objects_v2.objects_endpoint import ObjectsEndpoint
 from pubnub.models.consumer.objects_v2.channel_members import PNUUID
 from pubnub.models.consumer.objects_v2.memberships import PNChannelMembership
 from pubnub.models.consumer.objects_v2.page import Next, Previous
+from pubnub.models.subscription import PNEventEmitter
 
 from conftest import WAIT, Listener, expect_http_error, uniq
 
@@ -143,7 +144,15 @@ def test_memberships_and_members(node):
     assert [item["channel"]["id"] for item in left.data] == [two]
 
 
-def test_listener_receives_uuid_channel_and_membership_events(node):
+def test_listener_receives_uuid_channel_and_membership_events(node, monkeypatch):
+    # SDK 10.8.0 routes even the legacy subscribe through subscription objects whose event emitter
+    # has no uuid/channel/membership methods: the first App Context event (from PubNub as from
+    # this node) raises AttributeError in its message worker, which then stops, before the
+    # listeners added with add_listener are called. Give the emitter no-op methods.
+    for name in ("uuid", "channel", "membership"):
+        if not hasattr(PNEventEmitter, name):
+            monkeypatch.setattr(PNEventEmitter, name, lambda self, event: None, raising=False)
+
     writer = node.client("writer")
     subscriber = node.client("listener")
     user, channel = uniq("evuser"), uniq("evch")
