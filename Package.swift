@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
         .library(name: "PubNodeClient", targets: ["PubNodeClient"]),
         .library(name: "PubNodeWebhooks", targets: ["PubNodeWebhooks"]),
+        .library(name: "PubNodeRedis", targets: ["PubNodeRedis"]),
         // For the fuzz package (Fuzz/), which exercises the wire parsers directly.
         .library(name: "PubNodeAccessWire", targets: ["PubNodeAccessWire"]),
     ],
@@ -68,6 +69,17 @@ let package = Package(
             ],
             // The web console: plain HTML, CSS and JavaScript served at /console.
             resources: [.copy("Console")]
+        ),
+        // Redis for cluster mode: a RESP2 codec and connections on SwiftNIO.
+        .target(
+            name: "PubNodeRedis",
+            dependencies: [
+                "PubNodeCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "PubNodeHistorySQLite",
@@ -171,6 +183,17 @@ let package = Package(
                 "PubNodeHistorySQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "PubNodeRedisTests",
+            dependencies: [
+                "PubNodeRedis",
+                "PubNodeCore",
+                "PubNodeTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

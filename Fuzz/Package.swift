@@ -18,6 +18,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 let core: Target.Dependency = .product(name: "PubNodeCore", package: "PubNode")
 let server: Target.Dependency = .product(name: "PubNodeServer", package: "PubNode")
 let wire: Target.Dependency = .product(name: "PubNodeAccessWire", package: "PubNode")
+let redis: Target.Dependency = .product(name: "PubNodeRedis", package: "PubNode")
 
 let package = Package(
     name: "PubNodeFuzz",
@@ -37,5 +38,6 @@ let package = Package(
         fuzzTarget("FuzzCBORJSON", [wire, core]),
         fuzzTarget("FuzzToken", [wire]),
         fuzzTarget("FuzzPattern", [wire]),
+        fuzzTarget("FuzzRESP", [redis, .product(name: "NIOCore", package: "swift-nio")]),
     ]
 )

@@ -23,7 +23,7 @@ for arg in "$@"; do
   esac
 done
 all=(FuzzRequestTarget FuzzSignature FuzzJSON FuzzPresenceState FuzzKeysetSpec FuzzHookReply FuzzCBOR FuzzCBORJSON
-     FuzzToken FuzzPattern)
+     FuzzToken FuzzPattern FuzzRESP)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 dictionary() {

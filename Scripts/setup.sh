@@ -3,8 +3,9 @@
 # Swift itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 need=()
-# chromium and its driver run the web console's browser tests (Tests/Browser).
-for pkg in zlib1g-dev libsqlite3-dev libcurl4-openssl-dev chromium chromium-driver; do
+# chromium and its driver run the web console's browser tests (Tests/Browser); redis-server runs
+# the Redis client's tests (each starts its own server on loopback).
+for pkg in zlib1g-dev libsqlite3-dev libcurl4-openssl-dev chromium chromium-driver redis-server; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need+=(python3-venv); fi

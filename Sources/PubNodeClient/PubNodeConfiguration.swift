@@ -33,6 +33,10 @@ public struct PubNodeConfiguration: Sendable, Equatable {
     public var sdkName: String
     /// Capacity of the cache of recently delivered messages used to drop duplicates.
     public var dedupeCacheSize: Int
+    /// Whether a subscription that fell behind a channel's buffer (the node's answer names it in
+    /// `missed`) reads the messages it missed from history and delivers them, in order, before
+    /// newer ones. On by default; it needs storage on the keyset.
+    public var fillsGapsFromHistory = true
 
     /// A configuration; only the subscribe key and user id are required.
     public init(publishKey: String? = nil, subscribeKey: String, userId: String, origin: String = "127.0.0.1:8090",

@@ -31,7 +31,12 @@ extension SubscriptionLoop {
                 return
             }
             if status != .connected { setStatus(.connected) }
-            for envelope in answer["m"]?.arrayValue ?? [] {
+            var envelopes = answer["m"]?.arrayValue ?? []
+            if let previous = cursor?.timetoken, answer["missed"] != nil {
+                envelopes = await withMissedMessages(envelopes, answer: answer, after: previous, next: UInt64(cursorText))
+                guard current == generation else { return }
+            }
+            for envelope in envelopes {
                 deliver(envelope)
             }
             cursor = (UInt64(cursorText), answer["t"]?["r"]?.intValue.map { Int($0) })

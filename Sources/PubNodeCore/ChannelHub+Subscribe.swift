@@ -8,12 +8,13 @@ extension ChannelHub {
         if subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty {
             // The common case: one channel's ring is already in order and duplicate-free.
             guard let state = channels.get(subscription.channels[0]) else { return DeliveryBatch(deliveries: [], next: cursor) }
-            let (found, missed) = state.inner.withLock {
-                ($0.ring.messages(after: cursor, limit: limits.messagesPerResponse), $0.ring.missed(after: cursor))
+            let channel = subscription.channels[0]
+            let (found, gap) = state.inner.withLock {
+                ($0.ring.messages(after: cursor, limit: limits.messagesPerResponse), $0.ring.gap(after: cursor, channel: channel))
             }
             guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
             return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
-                                 missed: missed)
+                                 gaps: gap.map { [$0] } ?? [])
         }
         // Several channels are read one after another, each under its own lock, while publishers
         // keep issuing timetokens. Only messages at or below a horizon taken *before* reading are
@@ -23,11 +24,11 @@ extension ChannelHub {
         let horizon = clock.current()
         var seen = Set<Timetoken>()
         var out: [Delivery] = []
-        var missed = false
+        var gaps: [ChannelGap] = []
         func gather(_ channel: String, match: String?) {
             guard let state = channels.get(channel) else { return }
             let found = state.inner.withLock { inner in
-                if inner.ring.missed(after: cursor) { missed = true }
+                if let gap = inner.ring.gap(after: cursor, channel: channel), !gaps.contains(gap) { gaps.append(gap) }
                 return Array(inner.ring.messages(after: cursor, limit: limits.messagesPerResponse))
             }
             for message in found where message.timetoken <= horizon && seen.insert(message.timetoken).inserted {
@@ -48,7 +49,7 @@ extension ChannelHub {
         guard !out.isEmpty else { return DeliveryBatch(deliveries: [], next: cursor) }
         out.sort { $0.message.timetoken < $1.message.timetoken }
         if out.count > limits.messagesPerResponse { out.removeLast(out.count - limits.messagesPerResponse) }
-        return DeliveryBatch(deliveries: out, next: out[out.count - 1].message.timetoken, missed: missed)
+        return DeliveryBatch(deliveries: out, next: out[out.count - 1].message.timetoken, gaps: gaps)
     }
 
     /// Registers `waiter` on every topic of `subscription`, then reads the buffers.

@@ -51,6 +51,12 @@ public struct MessageRing: Sendable {
         return cursor < droppedThrough
     }
 
+    /// The gap a reader at `cursor` has on `channel` (this ring's channel), or nil when it missed nothing.
+    func gap(after cursor: Timetoken, channel: String) -> ChannelGap? {
+        guard let droppedThrough, cursor < droppedThrough else { return nil }
+        return ChannelGap(channel: channel, through: droppedThrough)
+    }
+
     /// Drops messages published before `nanoseconds` (wall time); returns how many were dropped.
     @discardableResult
     public mutating func expire(before nanoseconds: UInt64) -> Int {

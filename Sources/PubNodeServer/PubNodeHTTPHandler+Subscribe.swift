@@ -60,8 +60,7 @@ extension PubNodeHTTPHandler {
         if answer == nil {
             let ready = parked.longPoll.read()
             guard !ready.deliveries.isEmpty else { return false }
-            let body = SubscribeResponse.render(ready.deliveries, next: ready.next, region: router.region,
-                                                allocator: context.channel.allocator)
+            let body = SubscribeResponse.render(ready, region: router.region, allocator: context.channel.allocator)
             let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
                                                      keepAlive: key.keepAlive, allocator: context.channel.allocator)
             answer = (bytes, ready)
@@ -95,8 +94,7 @@ extension PubNodeHTTPHandler {
 
     private func respond(_ batch: DeliveryBatch) {
         guard let context else { return }
-        let body = SubscribeResponse.render(batch.deliveries, next: batch.next, region: router.region,
-                                            allocator: context.channel.allocator)
+        let body = SubscribeResponse.render(batch, region: router.region, allocator: context.channel.allocator)
         write(HTTPReply(body: body), context: context)
     }
 }

@@ -9,6 +9,13 @@ enum SubscribeResponse {
         SubscribeEnvelope.write(deliveries, next: next, region: region, into: &buffer)
         return buffer
     }
+
+    /// Writes the response for `batch` (its messages, its cursor and any gaps) into a new buffer.
+    static func render(_ batch: DeliveryBatch, region: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: SubscribeEnvelope.capacity(for: batch.deliveries) + batch.gaps.count * 96)
+        SubscribeEnvelope.write(batch.deliveries, next: batch.next, region: region, gaps: batch.gaps, into: &buffer)
+        return buffer
+    }
 }
 
 extension ByteBuffer: ByteSink {

@@ -78,15 +78,33 @@ public struct DeliveryBatch: Sendable {
     public var deliveries: [Delivery]
     /// The last delivered timetoken, or the request's cursor when nothing was delivered.
     public var next: Timetoken
-    /// Whether the cursor was older than a message a buffer has already dropped: the subscriber
-    /// missed messages that only history may still hold.
-    public var missed: Bool
+    /// The channels whose buffers had already dropped messages newer than the cursor: the
+    /// subscriber missed them, and only history may still hold them. Empty in the common case.
+    public var gaps: [ChannelGap]
+
+    /// Whether the subscriber missed messages that only history may still hold.
+    public var missed: Bool { !gaps.isEmpty }
 
     /// Creates a batch.
-    public init(deliveries: [Delivery], next: Timetoken, missed: Bool = false) {
+    public init(deliveries: [Delivery], next: Timetoken, gaps: [ChannelGap] = []) {
         self.deliveries = deliveries
         self.next = next
-        self.missed = missed
+        self.gaps = gaps
+    }
+}
+
+/// Messages of one channel a subscriber missed: its buffer had dropped every message up to and
+/// including `through`, and the subscriber's cursor was older.
+public struct ChannelGap: Sendable, Equatable {
+    /// The concrete channel.
+    public var channel: String
+    /// The newest timetoken the channel's buffer has dropped.
+    public var through: Timetoken
+
+    /// Creates a gap.
+    public init(channel: String, through: Timetoken) {
+        self.channel = channel
+        self.through = through
     }
 }
 

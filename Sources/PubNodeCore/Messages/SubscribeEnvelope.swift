@@ -66,8 +66,13 @@ public enum SubscribeEnvelope {
 
     /// Writes `{"t":{"t":"<next>","r":<region>},"m":[…]}` for `deliveries` into `sink`, closing each
     /// message's envelope. Inlinable, so the transport's buffer type is specialized in.
+    ///
+    /// With `gaps`, the answer also says which channels' buffers had dropped messages the subscriber
+    /// never received: `"missed":[{"channel":"<name>","through":"<newest dropped timetoken>"}]`,
+    /// a field the official SDKs ignore and `PubNodeClient` fills from history.
     @inlinable
-    public static func write<Sink: ByteSink>(_ deliveries: [Delivery], next: Timetoken, region: Int, into sink: inout Sink) {
+    public static func write<Sink: ByteSink>(_ deliveries: [Delivery], next: Timetoken, region: Int,
+                                             gaps: [ChannelGap] = [], into sink: inout Sink) {
         sink.append(utf8: #"{"t":{"t":""#)
         sink.append(utf8: next.description)
         sink.append(utf8: #"","r":"#)
@@ -84,6 +89,23 @@ public enum SubscribeEnvelope {
             }
             sink.append(byte: UInt8(ascii: "}"))
         }
-        sink.append(utf8: "]}")
+        sink.append(byte: UInt8(ascii: "]"))
+        if !gaps.isEmpty { writeGaps(gaps, into: &sink) }
+        sink.append(byte: UInt8(ascii: "}"))
+    }
+
+    /// Writes `,"missed":[…]` for `gaps`.
+    @usableFromInline
+    static func writeGaps<Sink: ByteSink>(_ gaps: [ChannelGap], into sink: inout Sink) {
+        sink.append(utf8: #","missed":["#)
+        for (index, gap) in gaps.enumerated() {
+            if index > 0 { sink.append(byte: UInt8(ascii: ",")) }
+            sink.append(utf8: #"{"channel":"#)
+            sink.append(utf8: JSONText.string(gap.channel))
+            sink.append(utf8: #","through":""#)
+            sink.append(utf8: gap.through.description)
+            sink.append(utf8: #""}"#)
+        }
+        sink.append(byte: UInt8(ascii: "]"))
     }
 }

@@ -1,0 +1,72 @@
+import NIOCore
+import NIOPosix
+
+/// One request/response connection to Redis: commands are pipelined (any number in flight, answered
+/// in order) and may be sent from any thread.
+public final class RedisConnection: Sendable {
+    /// The channel carrying the connection.
+    let channel: any Channel
+
+    private init(channel: any Channel) { self.channel = channel }
+
+    /// Connects to `address` on `group`, authenticates and selects the database.
+    /// `timeout` bounds the TCP connect.
+    public static func connect(to address: RedisAddress, on group: any EventLoopGroup,
+                               timeout: TimeAmount = .seconds(5)) async throws -> RedisConnection {
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(ByteToMessageHandler(RESPDecoder()))
+                    try sync.addHandler(RedisCommandHandler())
+                }
+            }
+            .connect(host: address.host, port: address.port).get()
+        let connection = RedisConnection(channel: channel)
+        do {
+            try await connection.prepare(for: address)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// `AUTH` and `SELECT` as the address asks.
+    func prepare(for address: RedisAddress) async throws {
+        if let password = address.password {
+            var auth: [RESPArgument] = ["AUTH"]
+            if let user = address.user { auth.append(.text(user)) }
+            auth.append(.text(password))
+            _ = try await send(auth)
+        }
+        if address.database != 0 { _ = try await send(["SELECT", .integer(Int64(address.database))]) }
+    }
+
+    /// Sends one command; the future completes with its reply, or fails with `RedisError.reply`
+    /// (an error reply) or `connectionClosed`.
+    public func sendCommand(_ arguments: [RESPArgument]) -> EventLoopFuture<RESPValue> {
+        let promise = channel.eventLoop.makePromise(of: RESPValue.self)
+        channel.writeAndFlush(RedisRequest(arguments: arguments, promise: promise)).cascadeFailure(to: promise)
+        return promise.futureResult
+    }
+
+    /// Sends one command and waits for its reply.
+    public func send(_ arguments: [RESPArgument]) async throws -> RESPValue {
+        try await sendCommand(arguments).get()
+    }
+
+    /// Whether the connection is still open.
+    public var isActive: Bool { channel.isActive }
+
+    /// Completes when the connection has closed, for whatever reason.
+    public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+
+    /// Closes the connection; pending commands fail with `connectionClosed`.
+    public func close() async {
+        try? await channel.close()
+    }
+}
