@@ -50,6 +50,8 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxObjectsPerKeyset: Int = 10_000
     /// Most memberships one uuid, or members one channel, may have (App Context).
     public var maxMembershipsPerObject: Int = 1_000
+    /// Most memberships one keyset may hold in all (App Context).
+    public var maxMembershipsPerKeyset: Int = 100_000
     /// Largest App Context `custom` object, in bytes of its JSON.
     public var maxObjectCustomBytes: Int = 4 * 1024
 
@@ -67,7 +69,8 @@ public struct Limits: Sendable, Equatable, Codable {
             ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
             ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
             ("maxStatesPerUUID", maxStatesPerUUID), ("maxObjectsPerKeyset", maxObjectsPerKeyset),
-            ("maxMembershipsPerObject", maxMembershipsPerObject), ("maxObjectCustomBytes", maxObjectCustomBytes),
+            ("maxMembershipsPerObject", maxMembershipsPerObject), ("maxMembershipsPerKeyset", maxMembershipsPerKeyset),
+            ("maxObjectCustomBytes", maxObjectCustomBytes),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")

@@ -148,11 +148,11 @@ public final class SQLiteObjectStore: ObjectStore {
 
     /// Sets and deletes memberships in one transaction.
     public func applyMemberships(subscribeKey: String, set: [AppMembership], delete: [(uuid: String, channel: String)],
-                                 maxPerObject: Int) throws(PubNodeError) -> [AppMembership] {
+                                 maxPerObject: Int, maxPerKeyset: Int) throws(PubNodeError) -> [AppMembership] {
         var refusal: PubNodeError?
         let removed: [AppMembership]
         do throws(PubNodeError) {
-            removed = try run { try apply(subscribeKey, set, delete, maxPerObject, &refusal) }
+            removed = try run { try apply(subscribeKey, set, delete, (maxPerObject, maxPerKeyset), &refusal) }
         } catch {
             throw refusal ?? error
         }
@@ -160,7 +160,8 @@ public final class SQLiteObjectStore: ObjectStore {
     }
 
     private func apply(_ subscribeKey: String, _ set: [AppMembership], _ delete: [(uuid: String, channel: String)],
-                       _ maxPerObject: Int, _ refusal: inout PubNodeError?) throws -> [AppMembership] {
+                       _ bounds: (perObject: Int, perKeyset: Int), _ refusal: inout PubNodeError?)
+        throws -> [AppMembership] {
             var refused: PubNodeError?
             defer { refusal = refused }
             return try writer.write { db -> [AppMembership] in
@@ -185,10 +186,16 @@ public final class SQLiteObjectStore: ObjectStore {
                                                   arguments: [subscribeKey, record.uuid]) ?? 0
                     let byChannel = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership WHERE subscribe_key = ? AND channel = ?",
                                                      arguments: [subscribeKey, record.channel]) ?? 0
-                    if byUUID > maxPerObject || byChannel > maxPerObject {
-                        refused = .invalidParameter("a uuid or channel may hold at most \(maxPerObject) memberships")
+                    if byUUID > bounds.perObject || byChannel > bounds.perObject {
+                        refused = .invalidParameter("a uuid or channel may hold at most \(bounds.perObject) memberships")
                         throw CancelledChange()
                     }
+                }
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership WHERE subscribe_key = ?",
+                                             arguments: [subscribeKey]) ?? 0
+                if !set.isEmpty, total > bounds.perKeyset {
+                    refused = .invalidParameter("the keyset holds the most memberships it may (\(bounds.perKeyset))")
+                    throw CancelledChange()
                 }
                 return removed
             }

@@ -54,20 +54,38 @@ final class ObjectStoreTests: XCTestCase {
             let records = [AppMembership(uuid: "u1", channel: "c1", status: "s", custom: ["r": .string("x")], updated: 5),
                            AppMembership(uuid: "u1", channel: "c2", updated: 5),
                            AppMembership(uuid: "u2", channel: "c1", type: "t", updated: 5)]
-            XCTAssertEqual(try store.applyMemberships(subscribeKey: "demo", set: records, delete: [], maxPerObject: 10), [], name)
+            XCTAssertEqual(try store.applyMemberships(subscribeKey: "demo", set: records, delete: [], maxPerObject: 10, maxPerKeyset: 100), [], name)
             let ofU1 = try store.memberships(subscribeKey: "demo", uuid: "u1", channel: nil).sorted { $0.channel < $1.channel }
             XCTAssertEqual(ofU1, [records[0], records[1]], name)
             let ofC1 = try store.memberships(subscribeKey: "demo", uuid: nil, channel: "c1").sorted { $0.uuid < $1.uuid }
             XCTAssertEqual(ofC1, [records[0], records[2]], name)
             let removed = try store.applyMemberships(subscribeKey: "demo", set: [], delete: [("u1", "c1"), ("u9", "c9")],
-                                                     maxPerObject: 10)
+                                                     maxPerObject: 10, maxPerKeyset: 100)
             XCTAssertEqual(removed, [records[0]], name)
             XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: nil, channel: "c1"), [records[2]], name)
             let over = (0..<3).map { AppMembership(uuid: "u3", channel: "x\($0)", updated: 1) }
-            XCTAssertThrowsError(try store.applyMemberships(subscribeKey: "demo", set: over, delete: [("u1", "c2")], maxPerObject: 2),
+            XCTAssertThrowsError(try store.applyMemberships(subscribeKey: "demo", set: over, delete: [("u1", "c2")], maxPerObject: 2, maxPerKeyset: 100),
                                  name)
             XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: "u3", channel: nil), [], "all or nothing (\(name))")
             XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: "u1", channel: nil), [records[1]], name)
+        }
+    }
+
+    func testAKeysetsMembershipsAreBoundedWhole() throws {
+        for (name, store) in try stores() {
+            let two = [AppMembership(uuid: "a", channel: "x", updated: 1), AppMembership(uuid: "b", channel: "y", updated: 1)]
+            _ = try store.applyMemberships(subscribeKey: "demo", set: two, delete: [], maxPerObject: 10, maxPerKeyset: 2)
+            let third = [AppMembership(uuid: "c", channel: "z", updated: 1)]
+            XCTAssertThrowsError(try store.applyMemberships(subscribeKey: "demo", set: third, delete: [], maxPerObject: 10,
+                                                            maxPerKeyset: 2), name)
+            XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: "c", channel: nil), [], name)
+            _ = try store.applyMemberships(subscribeKey: "demo", set: third, delete: [("a", "x")], maxPerObject: 10,
+                                           maxPerKeyset: 2)
+            XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: "c", channel: nil), third, "room after a delete (\(name))")
+            _ = try store.applyMemberships(subscribeKey: "demo", set: [AppMembership(uuid: "c", channel: "z", status: "s", updated: 2)],
+                                           delete: [], maxPerObject: 10, maxPerKeyset: 2)
+            XCTAssertEqual(try store.memberships(subscribeKey: "demo", uuid: "c", channel: nil).first?.status, "s",
+                           "replacing a record adds none (\(name))")
         }
     }
 
@@ -76,7 +94,7 @@ final class ObjectStoreTests: XCTestCase {
             _ = try put(store, key: "one", id: "u")
             _ = try put(store, .channel, key: "two", id: "c")
             _ = try store.applyMemberships(subscribeKey: "one", set: [AppMembership(uuid: "u", channel: "c", updated: 1)],
-                                           delete: [], maxPerObject: 10)
+                                           delete: [], maxPerObject: 10, maxPerKeyset: 100)
             XCTAssertNil(try store.object(.uuid, subscribeKey: "two", id: "u"), name)
             XCTAssertEqual(try store.memberships(subscribeKey: "two", uuid: "u", channel: nil), [], name)
             try store.deleteKeyset("one")
@@ -94,7 +112,7 @@ final class ObjectStoreTests: XCTestCase {
         do {
             let store = try SQLiteObjectStore.file(path: path)
             object = try put(store, .channel, id: "c", fields: ["name": "N", "description": "d"], custom: ["k": .string("é\"\n")])
-            _ = try store.applyMemberships(subscribeKey: "demo", set: [record], delete: [], maxPerObject: 10)
+            _ = try store.applyMemberships(subscribeKey: "demo", set: [record], delete: [], maxPerObject: 10, maxPerKeyset: 100)
         }
         let reopened = try SQLiteObjectStore.file(path: path)
         XCTAssertEqual(try reopened.object(.channel, subscribeKey: "demo", id: "c"), object)

@@ -52,9 +52,10 @@ extension Node {
         let pairs = deleted.map { request.kind == .uuid ? (uuid: id, channel: $0) : (uuid: $0, channel: id) }
         let store = objects
         let records = set
-        let maxPerObject = limits.maxMembershipsPerObject
+        let (maxPerObject, maxPerKeyset) = (limits.maxMembershipsPerObject, limits.maxMembershipsPerKeyset)
         let removed = try await objectWork { () throws(PubNodeError) in
-            try store.applyMemberships(subscribeKey: request.subscribeKey, set: records, delete: pairs, maxPerObject: maxPerObject)
+            try store.applyMemberships(subscribeKey: request.subscribeKey, set: records, delete: pairs,
+                                       maxPerObject: maxPerObject, maxPerKeyset: maxPerKeyset)
         }
         for record in removed {
             announceMembership("delete", record, on: keyset) { out in

@@ -21,10 +21,11 @@ public protocol ObjectStore: Sendable {
     /// The memberships of a uuid (`uuid`) or the members of a channel (`channel`); give exactly one.
     func memberships(subscribeKey: String, uuid: String?, channel: String?) throws(PubNodeError) -> [AppMembership]
     /// Stores `set` (replacing records of the same pair) and deletes the pairs of `delete`, all at
-    /// once; refuses (`invalidParameter`) when a uuid or channel would hold more than
-    /// `maxPerObject` memberships. Answers the records deleted that existed.
+    /// once; refuses (`invalidParameter`), changing nothing, when a uuid or channel would hold more
+    /// than `maxPerObject` memberships or the keyset more than `maxPerKeyset`. Answers the records
+    /// deleted that existed.
     func applyMemberships(subscribeKey: String, set: [AppMembership], delete: [(uuid: String, channel: String)],
-                          maxPerObject: Int) throws(PubNodeError) -> [AppMembership]
+                          maxPerObject: Int, maxPerKeyset: Int) throws(PubNodeError) -> [AppMembership]
     /// Forgets everything of a keyset.
     func deleteKeyset(_ subscribeKey: String) throws(PubNodeError)
 }
@@ -37,6 +38,8 @@ public final class MemoryObjectStore: ObjectStore {
         var byUUID: [String: [String: AppMembership]] = [:]
         /// The same records by channel, then uuid.
         var byChannel: [String: [String: AppMembership]] = [:]
+        /// How many memberships there are.
+        var memberships = 0
     }
 
     private let keysets = Mutex<[String: Keyset]>([:])
@@ -90,22 +93,29 @@ public final class MemoryObjectStore: ObjectStore {
 
     /// Sets and deletes memberships at once.
     public func applyMemberships(subscribeKey: String, set: [AppMembership], delete: [(uuid: String, channel: String)],
-                                 maxPerObject: Int) throws(PubNodeError) -> [AppMembership] {
+                                 maxPerObject: Int, maxPerKeyset: Int) throws(PubNodeError) -> [AppMembership] {
         let result: Result<[AppMembership], PubNodeError> = keysets.withLock { keysets in
             var keyset = keysets[subscribeKey] ?? Keyset()
             var removed: [AppMembership] = []
             for pair in delete {
-                if let old = keyset.byUUID[pair.uuid]?.removeValue(forKey: pair.channel) { removed.append(old) }
+                if let old = keyset.byUUID[pair.uuid]?.removeValue(forKey: pair.channel) {
+                    removed.append(old)
+                    keyset.memberships -= 1
+                }
                 keyset.byChannel[pair.channel]?.removeValue(forKey: pair.uuid)
                 if keyset.byUUID[pair.uuid]?.isEmpty == true { keyset.byUUID[pair.uuid] = nil }
                 if keyset.byChannel[pair.channel]?.isEmpty == true { keyset.byChannel[pair.channel] = nil }
             }
             for record in set {
+                if keyset.byUUID[record.uuid]?[record.channel] == nil { keyset.memberships += 1 }
                 keyset.byUUID[record.uuid, default: [:]][record.channel] = record
                 keyset.byChannel[record.channel, default: [:]][record.uuid] = record
                 if keyset.byUUID[record.uuid]!.count > maxPerObject || keyset.byChannel[record.channel]!.count > maxPerObject {
                     return .failure(.invalidParameter("a uuid or channel may hold at most \(maxPerObject) memberships"))
                 }
+            }
+            if keyset.memberships > maxPerKeyset {
+                return .failure(.invalidParameter("the keyset holds the most memberships it may (\(maxPerKeyset))"))
             }
             keysets[subscribeKey] = keyset
             return .success(removed)
