@@ -116,7 +116,14 @@ let package = Package(
             ]
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        .target(name: "PubNodeClient", dependencies: ["CZlib", "PubNodeAccessWire"]),
+        .target(
+            name: "PubNodeClient",
+            dependencies: [
+                "CZlib", "PubNodeAccessWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // Wire formats of access control shared by the node and the client: CBOR, v3 tokens,
         // request signatures and token resource patterns.
         .target(

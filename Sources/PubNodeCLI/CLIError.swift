@@ -27,7 +27,7 @@ public struct CLIError: Error, Equatable, CustomStringConvertible {
             self.init("cannot reach \(origin): \(CLIError.shorten(text))")
         case .invalidArgument(let text):
             self.init(text, isUsage: true)
-        case .decoding(let text), .encoding(let text):
+        case .decoding(let text), .encoding(let text), .crypto(let text):
             self.init(text)
         case .cancelled:
             self.init("cancelled")

@@ -39,10 +39,14 @@ public struct HistoryFetchCommand: AsyncParsableCommand {
           pubnode-cli history chat
           pubnode-cli history chat --count 10 --reverse
           pubnode-cli history chat news --start 17952634067723888 --json
+          pubnode-cli history secret --cipher-key myCipherKey
         """)
 
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
+
+    /// Message decryption.
+    @OptionGroup(title: "Encryption") public var crypto: CryptoOptions
 
     /// The channels.
     @Argument(help: "Channels.") public var channels: [String]
@@ -74,7 +78,7 @@ public struct HistoryFetchCommand: AsyncParsableCommand {
 
     /// Fetches and prints.
     public func run() async throws {
-        let result = try await global.request { client async throws(PubNodeClientError) in
+        let result = try await global.request(crypto: crypto) { client async throws(PubNodeClientError) in
             try await client.fetchMessageHistory(for: channels, max: count, start: start, end: end, includeMeta: meta,
                                                  includeCustomMessageType: true)
         }

@@ -71,6 +71,7 @@ public final class OutputFormatter {
         object["subscription"] = message.subscription.map(JSONValue.string)
         object["meta"] = Self.present(message.meta)
         object["customMessageType"] = message.customMessageType.map(JSONValue.string)
+        object["decryptionError"] = message.decryptionError.map { .string($0.message) }
         return JSONValue.object(object).jsonString
     }
 
@@ -132,6 +133,7 @@ public final class OutputFormatter {
         object["publisher"] = message.publisher.map(JSONValue.string)
         object["meta"] = Self.present(message.meta)
         object["customMessageType"] = message.customMessageType.map(JSONValue.string)
+        object["decryptionError"] = message.decryptionError.map { .string($0.message) }
         return JSONValue.object(object).jsonString
     }
 

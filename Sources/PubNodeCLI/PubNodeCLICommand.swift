@@ -20,6 +20,9 @@ public struct PubNodeCLICommand: AsyncParsableCommand {
           pubnode-cli subscribe chat news --presence
           pubnode-cli subscribe chat --count 1 --json | jq .message
           pubnode-cli history chat --count 10
+          pubnode-cli publish secret '{"pin":1}' --cipher-key myCipherKey
+          pubnode-cli actions add chat 17952634067723888 reaction smiley_face
+          pubnode-cli objects uuid set alice --name Alice
           pubnode-cli here-now chat
           pubnode-cli --secret-key sec-c-… token grant --ttl 60 --channel 'chat=rw'
           pubnode-cli keyset create --access-manager --admin-token …
@@ -32,6 +35,7 @@ public struct PubNodeCLICommand: AsyncParsableCommand {
             PublishCommand.self, SignalCommand.self, FireCommand.self, SubscribeCommand.self,
             HistoryCommand.self, HereNowCommand.self, WhereNowCommand.self, StateCommand.self,
             GroupCommand.self, TimeCommand.self, TokenCommand.self, KeysetCommand.self, StatsCommand.self,
+            ActionsCommand.self, ObjectsCommand.self,
         ]
     )
 

@@ -22,10 +22,14 @@ public struct PublishCommand: AsyncParsableCommand {
           pubnode-cli publish chat "$(cat big.json)" --post
           echo '{"text":"from a pipe"}' | pubnode-cli publish chat
           tail -f app.log | pubnode-cli publish logs --lines
+          pubnode-cli publish secret '{"pin":1234}' --cipher-key myCipherKey
         """)
 
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
+
+    /// Message encryption.
+    @OptionGroup(title: "Encryption") public var crypto: CryptoOptions
 
     /// The channel to publish to.
     @Argument(help: "The channel.") public var channel: String
@@ -67,7 +71,7 @@ public struct PublishCommand: AsyncParsableCommand {
 
     /// Publishes and prints the timetoken of each message.
     public func run() async throws {
-        let configuration = try global.configuration()
+        let configuration = try global.configuration(crypto: crypto)
         let client = PubNodeClient(configuration: configuration)
         let meta = try meta.map { try MessageInput.json($0, option: "--meta") }
         let send = { (payload: JSONValue) async throws(PubNodeClientError) -> UInt64 in

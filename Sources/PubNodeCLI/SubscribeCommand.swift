@@ -19,10 +19,20 @@ public struct SubscribeCommand: AsyncParsableCommand {
           pubnode-cli subscribe chat news.* --group friends --presence
           pubnode-cli subscribe chat --count 1 --json | jq -r .message.text
           pubnode-cli subscribe chat --timetoken 17952634067723888   # catch up from a timetoken
+          pubnode-cli subscribe chat --filter "meta.lang == 'en'"
+          pubnode-cli subscribe secret --cipher-key myCipherKey
         """)
 
     /// Connection and output options.
     @OptionGroup(title: "Global options") public var global: GlobalOptions
+
+    /// Message decryption.
+    @OptionGroup(title: "Encryption") public var crypto: CryptoOptions
+
+    /// The filter expression.
+    @Option(help: ArgumentHelp("Only receive messages matching this filter expression, e.g. \"meta.lang == 'en'\".",
+                               valueName: "expression"))
+    public var filter: String?
 
     /// Channels to subscribe to.
     @Argument(help: "Channels (wildcards like news.* allowed).") public var channels: [String] = []
@@ -53,6 +63,7 @@ public struct SubscribeCommand: AsyncParsableCommand {
         if channels.isEmpty && groups.isEmpty { throw ValidationError("give at least one CHANNEL or --group") }
         if let count, count < 1 { throw ValidationError("--count must be 1 or more") }
         if text && global.json { throw ValidationError("give either --json or --text, not both") }
+        if let filter, filter.isEmpty { throw ValidationError("--filter must not be empty") }
     }
 
     /// Whether events are printed as JSON lines.
@@ -60,7 +71,8 @@ public struct SubscribeCommand: AsyncParsableCommand {
 
     /// Subscribes, prints events and leaves.
     public func run() async throws {
-        let configuration = try global.configuration()
+        var configuration = try global.configuration(crypto: crypto)
+        configuration.filterExpression = filter
         let client = PubNodeClient(configuration: configuration)
         let formatter = global.formatter()
         let session = SubscribeSession(client: client)
@@ -106,8 +118,13 @@ public struct SubscribeCommand: AsyncParsableCommand {
                 default:
                     break
                 }
+            case .error(let error):
+                if case .crypto = error { Console.standardError.write("warning: " + error.description) }
             default:
-                break
+                if let line = EventOutput.line(event, json: printsJSON) {
+                    Console.standardOutput.write(line)
+                    printed += 1
+                }
             }
             if let count, printed >= count { break loop }
             // The reader went away (`| head`): leave and stop quietly.

@@ -12,6 +12,10 @@ public struct HistoryMessage: Sendable, Equatable {
     public var meta: JSONValue?
     /// The custom message type (when requested and given).
     public var customMessageType: String?
+    /// Why the payload could not be decrypted (it is then returned as stored); nil otherwise.
+    public var decryptionError: PubNodeClientError?
+    /// The message's actions (`fetchMessages(includeActions: true)` only): type → value → who and when.
+    public var actions: [String: [String: [MessageActionRecord]]] = [:]
 
     /// The payload decoded as `type`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(PubNodeClientError) -> T {
@@ -48,13 +52,26 @@ extension PubNodeClient {
         for (channel, items) in answer["channels"]?.objectValue ?? [:] {
             result[channel] = (items.arrayValue ?? []).compactMap { item in
                 guard let timetoken = item["timetoken"]?.intValue else { return nil }
-                let meta = item["meta"].flatMap { $0 == .string("") ? nil : $0 }
-                return HistoryMessage(payload: item["message"] ?? .null, timetoken: UInt64(timetoken),
-                                      publisher: item["uuid"]?.stringValue, meta: meta,
-                                      customMessageType: item["custom_message_type"]?.stringValue)
+                return historyMessage(item, timetoken: UInt64(timetoken))
             }
         }
         return result
+    }
+
+    /// One stored message of a history answer, its payload decrypted when a crypto module is configured.
+    func historyMessage(_ item: JSONValue, timetoken: UInt64) -> HistoryMessage {
+        let meta = item["meta"].flatMap { $0 == .string("") ? nil : $0 }
+        var message = HistoryMessage(payload: item["message"] ?? .null, timetoken: timetoken,
+                                     publisher: item["uuid"]?.stringValue, meta: meta,
+                                     customMessageType: item["custom_message_type"]?.stringValue)
+        if let module = configuration.cryptoModule {
+            do {
+                message.payload = try module.decryptPayload(message.payload)
+            } catch {
+                message.decryptionError = error
+            }
+        }
+        return message
     }
 
     /// Deletes the stored messages of `channel` between `start` (exclusive) and `end` (inclusive); all without bounds.

@@ -9,6 +9,7 @@ extension PubNodeClient {
     }
 
     /// Publishes `message` (any `Encodable`, e.g. a `JSONValue`) to `channel` and returns its timetoken.
+    /// With a `cryptoModule` configured, the message's JSON text is sent encrypted, as a base64 string.
     ///
     /// - Parameters:
     ///   - meta: JSON delivered with the message as `meta` (`u`).
@@ -25,24 +26,33 @@ extension PubNodeClient {
         if let shouldStore { query.append(("store", shouldStore ? "1" : "0")) }
         if let storeTTL { query.append(("ttl", String(storeTTL))) }
         if let customMessageType { query.append(("custom_message_type", customMessageType)) }
-        return try await send(kind: "publish", channel: channel, payload: try JSONValue.encode(message),
+        return try await send(kind: "publish", channel: channel, payload: try encrypted(message),
                               query: query, post: shouldCompress, gzip: shouldCompress)
     }
 
-    /// Sends a signal (a small payload, at most 30 bytes of JSON by default) to `channel`.
+    /// Sends a signal (a small payload, at most 30 bytes of JSON by default) to `channel`; signals
+    /// are never encrypted, as with the SDKs.
     @discardableResult
     public func signal(channel: String, message: some Encodable) async throws(PubNodeClientError) -> UInt64 {
         try await send(kind: "signal", channel: channel, payload: try JSONValue.encode(message), query: [],
                        post: false, gzip: false)
     }
 
-    /// Fires `message` to the node's server-side handlers only: never delivered to subscribers, never stored.
+    /// Fires `message` to the node's server-side handlers only: never delivered to subscribers, never
+    /// stored. It is encrypted like a publish.
     @discardableResult
     public func fire(channel: String, message: some Encodable, meta: (any Encodable & Sendable)? = nil) async throws(PubNodeClientError) -> UInt64 {
         var query: [(String, String)] = [("store", "0"), ("norep", "true")]
         if let meta { query.append(("meta", String(decoding: try JSONValue.encode(meta), as: UTF8.self))) }
-        return try await send(kind: "publish", channel: channel, payload: try JSONValue.encode(message), query: query,
+        return try await send(kind: "publish", channel: channel, payload: try encrypted(message), query: query,
                               post: false, gzip: false)
+    }
+
+    /// The JSON text of `message`, encrypted when a crypto module is configured.
+    private func encrypted(_ message: some Encodable) throws(PubNodeClientError) -> Data {
+        let payload = try JSONValue.encode(message)
+        guard let module = configuration.cryptoModule else { return payload }
+        return try module.encryptPayload(payload)
     }
 
     private func send(kind: String, channel: String, payload: Data, query: [(String, String)],

@@ -18,6 +18,8 @@ public enum PubNodeClientError: Error, Sendable, Equatable, CustomStringConverti
     case rateLimited(retryAfter: Double?, message: String)
     /// The call was cancelled.
     case cancelled
+    /// Encryption or decryption failed (wrong cipher key, damaged data, unknown cryptor).
+    case crypto(String)
 
     /// The server's HTTP status, for `.server`.
     public var status: Int? {
@@ -34,7 +36,8 @@ public enum PubNodeClientError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .server(_, let message), .rateLimited(_, let message): return message
         case .accessDenied(let denial): return denial.message
-        case .transport(let text), .decoding(let text), .encoding(let text), .invalidArgument(let text): return text
+        case .transport(let text), .decoding(let text), .encoding(let text), .invalidArgument(let text),
+             .crypto(let text): return text
         case .cancelled: return "cancelled"
         }
     }
@@ -50,6 +53,7 @@ public enum PubNodeClientError: Error, Sendable, Equatable, CustomStringConverti
         case .decoding(let text): return "decoding error: \(text)"
         case .encoding(let text): return "encoding error: \(text)"
         case .invalidArgument(let text): return "invalid argument: \(text)"
+        case .crypto(let text): return "crypto error: \(text)"
         case .cancelled: return "cancelled"
         }
     }

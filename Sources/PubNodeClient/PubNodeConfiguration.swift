@@ -35,8 +35,15 @@ public struct PubNodeConfiguration: Sendable, Equatable {
     public var dedupeCacheSize: Int
     /// Whether a subscription that fell behind a channel's buffer (the node's answer names it in
     /// `missed`) reads the messages it missed from history and delivers them, in order, before
-    /// newer ones. On by default; it needs storage on the keyset.
+    /// newer ones. On by default; it needs storage on the keyset. Not done with a
+    /// `filterExpression`, which history reads cannot apply.
     public var fillsGapsFromHistory = true
+    /// Encrypts published messages and decrypts received and stored ones (signals are never
+    /// encrypted); nil sends and reads payloads as they are.
+    public var cryptoModule: CryptoModule?
+    /// A filter expression the node applies to this client's subscription (sent as `filter-expr`
+    /// on every subscribe request), e.g. `meta.lang == 'en'`.
+    public var filterExpression: String?
 
     /// A configuration; only the subscribe key and user id are required.
     public init(publishKey: String? = nil, subscribeKey: String, userId: String, origin: String = "127.0.0.1:8090",
@@ -44,7 +51,8 @@ public struct PubNodeConfiguration: Sendable, Equatable {
                 requestTimeout: Double = 10, subscribeRequestTimeout: Double = 310,
                 retryPolicy: RetryPolicy = .default, authToken: String? = nil, dedupeCacheSize: Int = 1000,
                 secretKey: String? = nil, tokenExpiryWarning: Double = 60,
-                sdkName: String = "PubNodeClient-Swift/1.0") {
+                sdkName: String = "PubNodeClient-Swift/1.0", cryptoModule: CryptoModule? = nil,
+                filterExpression: String? = nil) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.userId = userId
@@ -60,6 +68,8 @@ public struct PubNodeConfiguration: Sendable, Equatable {
         self.secretKey = secretKey
         self.tokenExpiryWarning = tokenExpiryWarning
         self.sdkName = sdkName
+        self.cryptoModule = cryptoModule
+        self.filterExpression = filterExpression
     }
 
     /// `http://origin` or `https://origin`.

@@ -14,6 +14,22 @@ public enum SubscriptionEvent: Sendable, Equatable {
     case subscriptionChanged(SubscriptionChange)
     /// The access token expires within `PubNodeConfiguration.tokenExpiryWarning` seconds.
     case tokenNearingExpiry(TokenExpiryNotice)
+    /// A message action was added to a message on a subscribed channel.
+    case messageActionAdded(MessageAction)
+    /// A message action was removed.
+    case messageActionRemoved(MessageAction)
+    /// A user's App Context metadata was set (the fields the change carries).
+    case uuidMetadataSet(UUIDMetadata)
+    /// A user's App Context metadata was removed.
+    case uuidMetadataRemoved(metadataId: String)
+    /// A channel's App Context metadata was set.
+    case channelMetadataSet(ChannelMetadata)
+    /// A channel's App Context metadata was removed.
+    case channelMetadataRemoved(metadataId: String)
+    /// A membership was set.
+    case membershipMetadataSet(Membership)
+    /// A membership was removed.
+    case membershipMetadataRemoved(Membership)
     /// A failure the subscription reports (it also moves the status when it stops the subscription).
     case error(PubNodeClientError)
 }
@@ -34,10 +50,13 @@ public struct ReceivedMessage: Sendable, Equatable {
     public var meta: JSONValue?
     /// The custom message type published with it.
     public var customMessageType: String?
+    /// Why the payload could not be decrypted (it is then delivered as it came); nil otherwise.
+    public var decryptionError: PubNodeClientError?
 
     /// A received message.
     public init(channel: String, subscription: String? = nil, payload: JSONValue, publisher: String? = nil,
-                timetoken: UInt64, meta: JSONValue? = nil, customMessageType: String? = nil) {
+                timetoken: UInt64, meta: JSONValue? = nil, customMessageType: String? = nil,
+                decryptionError: PubNodeClientError? = nil) {
         self.channel = channel
         self.subscription = subscription
         self.payload = payload
@@ -45,6 +64,7 @@ public struct ReceivedMessage: Sendable, Equatable {
         self.timetoken = timetoken
         self.meta = meta
         self.customMessageType = customMessageType
+        self.decryptionError = decryptionError
     }
 
     /// The payload decoded as `type`.

@@ -19,6 +19,11 @@ public protocol SubscriptionListener: AnyObject, Sendable {
     func didFail(error: PubNodeClientError)
     /// The access token expires soon: get a new one and call `set(token:)`.
     func tokenNearingExpiry(_ notice: TokenExpiryNotice)
+    /// A message action was added or removed (`.messageActionAdded` or `.messageActionRemoved`).
+    func didReceive(messageActionEvent: SubscriptionEvent)
+    /// App Context metadata or a membership was set or removed (the `.uuidMetadata…`,
+    /// `.channelMetadata…` and `.membershipMetadata…` events).
+    func didReceive(appContextEvent: SubscriptionEvent)
 }
 
 extension SubscriptionListener {
@@ -36,6 +41,10 @@ extension SubscriptionListener {
     public func didFail(error: PubNodeClientError) {}
     /// Ignores the notice.
     public func tokenNearingExpiry(_ notice: TokenExpiryNotice) {}
+    /// Ignores the message action event.
+    public func didReceive(messageActionEvent: SubscriptionEvent) {}
+    /// Ignores the App Context event.
+    public func didReceive(appContextEvent: SubscriptionEvent) {}
 }
 
 /// Fans events out to listeners and `AsyncStream`s.
@@ -83,6 +92,10 @@ final class EventHub: Sendable {
             case .subscriptionChanged(let change): listener.didChange(subscription: change)
             case .error(let error): listener.didFail(error: error)
             case .tokenNearingExpiry(let notice): listener.tokenNearingExpiry(notice)
+            case .messageActionAdded, .messageActionRemoved: listener.didReceive(messageActionEvent: event)
+            case .uuidMetadataSet, .uuidMetadataRemoved, .channelMetadataSet, .channelMetadataRemoved,
+                 .membershipMetadataSet, .membershipMetadataRemoved:
+                listener.didReceive(appContextEvent: event)
             }
         }
     }

@@ -8,6 +8,7 @@ extension SubscriptionLoop {
             var query: [(String, String)] = [("tt", String(cursor?.timetoken ?? 0))]
             if let region = cursor?.region { query.append(("tr", String(region))) }
             if !names.groups.isEmpty { query.append(("channel-group", names.groups.joined(separator: ","))) }
+            if let filter = configuration.filterExpression, !filter.isEmpty { query.append(("filter-expr", filter)) }
             if configuration.presenceTimeout > 0 { query.append(("heartbeat", String(configuration.presenceTimeout))) }
             let path = ["v2", "subscribe", Percent.encode(configuration.subscribeKey), Percent.list(names.channels), "0"]
             let answer: JSONValue
@@ -67,32 +68,6 @@ extension SubscriptionLoop {
             return false
         }
         return current == generation
-    }
-
-    /// Delivers one message envelope unless it was delivered before.
-    private func deliver(_ envelope: JSONValue) {
-        guard let channel = envelope["c"]?.stringValue, let timetoken = envelope["p"]?["t"]?.intValue else { return }
-        let payload = envelope["d"] ?? .null
-        let publisher = envelope["i"]?.stringValue
-        guard dedupe.insert("\(timetoken)|\(publisher ?? "")|\(channel)|\(payload.jsonString)") else { return }
-        let subscription = envelope["b"]?.stringValue
-        if channel.hasSuffix("-pnpres") {
-            hub.emit(.presence(PresenceChange(
-                channel: String(channel.dropLast("-pnpres".count)),
-                subscription: subscription.map { $0.hasSuffix("-pnpres") ? String($0.dropLast(7)) : $0 },
-                action: payload["action"]?.stringValue ?? "", uuid: payload["uuid"]?.stringValue,
-                occupancy: Int(payload["occupancy"]?.intValue ?? 0), timestamp: Int(payload["timestamp"]?.intValue ?? 0),
-                state: payload["state"] ?? payload["data"],
-                join: payload["join"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                leave: payload["leave"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                timeout: payload["timeout"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                timetoken: UInt64(timetoken))))
-            return
-        }
-        let message = ReceivedMessage(channel: channel, subscription: subscription, payload: payload, publisher: publisher,
-                                      timetoken: UInt64(timetoken), meta: envelope["u"],
-                                      customMessageType: envelope["cmt"]?.stringValue)
-        hub.emit(envelope["e"]?.intValue == 1 ? .signal(message) : .message(message))
     }
 
     /// Heartbeats the subscribed channels and groups every `heartbeatInterval` seconds.

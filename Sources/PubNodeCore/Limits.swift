@@ -54,6 +54,8 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxMembershipsPerKeyset: Int = 100_000
     /// Largest App Context `custom` object, in bytes of its JSON.
     public var maxObjectCustomBytes: Int = 4 * 1024
+    /// Most message actions one message may hold (PubNub's default).
+    public var maxActionsPerMessage: Int = 25_000
 
     /// The defaults.
     public init() {}
@@ -68,9 +70,9 @@ public struct Limits: Sendable, Equatable, Codable {
             ("longPollTimeoutSeconds", longPollTimeoutSeconds), ("idleChannelSeconds", idleChannelSeconds),
             ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
             ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
-            ("maxStatesPerUUID", maxStatesPerUUID), ("maxObjectsPerKeyset", maxObjectsPerKeyset),
-            ("maxMembershipsPerObject", maxMembershipsPerObject), ("maxMembershipsPerKeyset", maxMembershipsPerKeyset),
-            ("maxObjectCustomBytes", maxObjectCustomBytes),
+            ("maxStatesPerUUID", maxStatesPerUUID), ("maxActionsPerMessage", maxActionsPerMessage),
+            ("maxObjectsPerKeyset", maxObjectsPerKeyset), ("maxMembershipsPerObject", maxMembershipsPerObject),
+            ("maxMembershipsPerKeyset", maxMembershipsPerKeyset), ("maxObjectCustomBytes", maxObjectCustomBytes),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")

@@ -56,6 +56,11 @@ public enum PubNodeError: Error, Sendable, Equatable {
     /// An Access Manager request (grant, revoke) is malformed: PubNub's 400 body names the `source`
     /// endpoint and where the problem is (`location` in `locationType`: body, path, query).
     case accessInvalid(message: String, source: String, detail: String, location: String, locationType: String)
+    /// The request conflicts with what is stored (a message action already added): 409, the text as PubNub words it.
+    case conflict(String)
+    /// A well-formed request the node will not carry out (no such message action to delete, or it
+    /// belongs to another uuid): 400, the text as PubNub words it.
+    case rejected(String)
     /// A rate limit was reached; the caller may retry after `retryAfter` seconds.
     case tooManyRequests(retryAfter: Int)
     /// The App Context object asked for does not exist.

@@ -127,6 +127,25 @@ public struct HistoryDatabase: Sendable {
                 CREATE INDEX hook_outbox_spilled ON hook_outbox (hook, id) WHERE spilled = 1;
                 """)
         }
+        migrator.registerMigration("v4: message actions") { db in
+            try db.execute(sql: """
+                CREATE TABLE message_action (
+                    id INTEGER PRIMARY KEY,
+                    subscribe_key TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    message_tt INTEGER NOT NULL,
+                    action_tt INTEGER NOT NULL,
+                    uuid TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    expires_at INTEGER
+                );
+                CREATE UNIQUE INDEX message_action_unique
+                    ON message_action (subscribe_key, channel, message_tt, uuid, type, value);
+                CREATE INDEX message_action_by_action ON message_action (subscribe_key, channel, action_tt);
+                CREATE INDEX message_action_by_expiry ON message_action (expires_at) WHERE expires_at IS NOT NULL;
+                """)
+        }
         return migrator
     }
 

@@ -51,6 +51,8 @@ enum ErrorResponses {
         case .tooManyRequests: return (.tooManyRequests, "Too many requests.")
         case .objectNotFound: return (.notFound, "Requested object was not found.")
         case .objectChanged: return (.preconditionFailed, "Object already changed by another request since last retrieval.")
+        case .conflict(let text): return (.conflict, text)
+        case .rejected(let text): return (.badRequest, text)
         }
     }
 

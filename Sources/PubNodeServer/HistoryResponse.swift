@@ -13,6 +13,8 @@ enum HistoryResponse {
         var messageType: Bool
         /// `custom_message_type`, for messages that have one.
         var customMessageType: Bool
+        /// `actions` on every item (`/v3/history-with-actions`).
+        var actions = false
     }
 
     /// v2 history: `[[items…],firstTimetoken,lastTimetoken]`, each item the payload, or with
@@ -46,7 +48,7 @@ enum HistoryResponse {
 
     /// v3 fetch: `{"status":200,…,"channels":{"ch":[{"message":…,"timetoken":"…",…}]}}`; channels
     /// without messages are left out.
-    static func fetch(_ pages: [HistoryPage], fields: Fields) -> HTTPReply {
+    static func fetch(_ pages: [HistoryPage], fields: Fields, more: [UInt8]? = nil) -> HTTPReply {
         var out: [UInt8] = []
         out.reserveCapacity(pages.reduce(96) { total, page in
             page.messages.reduce(total) { $0 + $1.payload.count + ($1.meta?.count ?? 0) + 128 }
@@ -57,6 +59,7 @@ enum HistoryResponse {
             if pageIndex > 0 { out.append(UInt8(ascii: ",")) }
             JSONText.appendString(channel, to: &out)
             out.append(contentsOf: ":[".utf8)
+            var actions = page.actions[...]
             for (index, message) in messages.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: #"{"message":"#.utf8)
@@ -77,11 +80,22 @@ enum HistoryResponse {
                     JSONText.appendString(type, to: &out)
                 }
                 if fields.meta { appendMeta(message, to: &out) }
+                if fields.actions {
+                    while let first = actions.first, first.messageTimetoken < message.timetoken { actions.removeFirst() }
+                    let count = actions.prefix { $0.messageTimetoken == message.timetoken }.count
+                    appendActions(actions.prefix(count), to: &out)
+                    actions.removeFirst(count)
+                }
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
         }
-        out.append(contentsOf: "}}".utf8)
+        out.append(UInt8(ascii: "}"))
+        if let more {
+            out.append(contentsOf: #","more":"#.utf8)
+            out.append(contentsOf: more)
+        }
+        out.append(UInt8(ascii: "}"))
         return HTTPReply(body: ByteBuffer(bytes: out))
     }
 
@@ -97,6 +111,41 @@ enum HistoryResponse {
         }
         out.append(contentsOf: #"},"more":{}}"#.utf8)
         return HTTPReply(body: ByteBuffer(bytes: out))
+    }
+
+    /// `"actions":{"<type>":{"<value>":[{"uuid":…,"actionTimetoken":"…"}]}}`, types and values in
+    /// the order of their first action.
+    private static func appendActions(_ actions: ArraySlice<MessageAction>, to out: inout [UInt8]) {
+        var types: [String] = []
+        var values: [String: [String]] = [:]
+        var entries: [String: [String: [MessageAction]]] = [:]
+        for action in actions {
+            if entries[action.type] == nil { types.append(action.type) }
+            if entries[action.type, default: [:]][action.value] == nil { values[action.type, default: []].append(action.value) }
+            entries[action.type, default: [:]][action.value, default: []].append(action)
+        }
+        out.append(contentsOf: #","actions":{"#.utf8)
+        for (typeIndex, type) in types.enumerated() {
+            if typeIndex > 0 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendString(type, to: &out)
+            out.append(contentsOf: ":{".utf8)
+            for (valueIndex, value) in (values[type] ?? []).enumerated() {
+                if valueIndex > 0 { out.append(UInt8(ascii: ",")) }
+                JSONText.appendString(value, to: &out)
+                out.append(contentsOf: ":[".utf8)
+                for (index, action) in (entries[type]?[value] ?? []).enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(contentsOf: #"{"uuid":"#.utf8)
+                    JSONText.appendString(action.uuid, to: &out)
+                    out.append(contentsOf: #","actionTimetoken":""#.utf8)
+                    out.append(contentsOf: action.actionTimetoken.description.utf8)
+                    out.append(contentsOf: #""}"#.utf8)
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     private static func appendMeta(_ message: StoredMessage, to out: inout [UInt8]) {

@@ -37,10 +37,12 @@ extension Router {
                 let fields = HistoryResponse.Fields(
                     meta: try request.flag("include_meta") ?? false, uuid: try request.flag("include_uuid") ?? true,
                     messageType: try request.flag("include_message_type") ?? true,
-                    customMessageType: try request.flag("include_custom_message_type") ?? false)
+                    customMessageType: try request.flag("include_custom_message_type") ?? false, actions: withActions)
                 let history = historyRequest(request, query: query)
                 return later(.history) { () throws(PubNodeError) in
-                    HistoryResponse.fetch(try await node.fetchHistory(history, withActions: withActions), fields: fields)
+                    let pages = try await node.fetchHistory(history, withActions: withActions)
+                    let more = withActions ? Self.moreWithActions(pages, request: request, query: query) : nil
+                    return HistoryResponse.fetch(pages, fields: fields, more: more)
                 }
             case (.GET, "history", "message-counts"):
                 let timetokens = try Self.countTimetokens(request)
@@ -58,6 +60,18 @@ extension Router {
                 return Self.noSuchEndpoint()
             }
         }
+    }
+
+    /// `{"url":…,"start":"…","max":N}` when a history-with-actions page is full: the next (older)
+    /// page starts at its oldest message.
+    private static func moreWithActions(_ pages: [HistoryPage], request: PubNubRequest, query: HistoryQuery) -> [UInt8]? {
+        guard let page = pages.first, page.messages.count == query.limit, let oldest = page.messages.first else { return nil }
+        let s = request.segments
+        var url = "/v3/history-with-actions/sub-key/\(MessageActionResponse.percentEncoded(s[3]))/channel/"
+        url += "\(MessageActionResponse.percentEncoded(page.channel))?start=\(oldest.timetoken)"
+        if let end = query.range.end { url += "&end=\(end)" }
+        url += "&max=\(query.limit)"
+        return Array(#"{"url":\#(JSONText.string(url)),"start":"\#(oldest.timetoken)","max":\#(query.limit)}"#.utf8)
     }
 
     private func historyRequest(_ request: PubNubRequest, query: HistoryQuery) -> HistoryRequest {

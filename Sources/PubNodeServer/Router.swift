@@ -70,6 +70,8 @@ public struct Router: Sendable {
             return objects(request)
         case (_, "v1") where s.count >= 5 && s[1] == "blocks" && s[2] == "sub-key":
             return blocks(request)
+        case (_, "v1") where s.count >= 5 && s[1] == "message-actions":
+            return messageActions(request)
         case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "hooks":
             return hooksAdmin(request)
         case (_, "v1") where s.count >= 3 && s[1] == "admin" && s[2] == "keysets":

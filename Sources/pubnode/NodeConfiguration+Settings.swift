@@ -77,6 +77,8 @@ extension NodeConfiguration {
                \.limits.maxGroupsPerKeyset, help: "Channel groups per keyset."),
         .limit("maxStatesPerUUID", flag: "max-states-per-uuid", environment: "PUBNODE_MAX_STATES_PER_UUID",
                \.limits.maxStatesPerUUID, help: "Channels a uuid may hold presence state on."),
+        .limit("maxActionsPerMessage", flag: "max-actions-per-message", environment: "PUBNODE_MAX_ACTIONS_PER_MESSAGE",
+               \.limits.maxActionsPerMessage, help: "Message actions one message may hold."),
         .integer("sweepIntervalSeconds", flag: "sweep-interval-seconds", environment: "PUBNODE_SWEEP_INTERVAL_SECONDS",
                  \.sweepIntervalSeconds, in: 1...3600,
                  help: "Seconds between sweeps of expired buffered messages and idle channels."),

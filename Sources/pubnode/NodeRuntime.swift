@@ -70,6 +70,7 @@ struct NodeRuntime {
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
                         region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
                         history: history, accessStore: accessStore, keysetRateLimits: configuration.keysetRateLimits,
+                        messageActions: database.map { SQLiteMessageActionStore(database: $0) } ?? MemoryMessageActionStore(),
                         objects: objectStore)
         do { try node.restoreAccess() } catch {
             logger.critical("access store unreadable", metadata: ["error": "\(error)"])
@@ -124,6 +125,8 @@ struct NodeRuntime {
                 do {
                     let expired = try await history.sweepExpired()
                     if expired > 0 { logger.debug("history sweep", metadata: ["expired": "\(expired)"]) }
+                    let actions = try await node.sweepMessageActions()
+                    if actions > 0 { logger.debug("message action sweep", metadata: ["expired": "\(actions)"]) }
                 } catch {
                     logger.error("history sweep failed", metadata: ["error": "\(error)"])
                 }

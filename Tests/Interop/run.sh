@@ -3,12 +3,15 @@
 #
 # Usage: bash Tests/Interop/run.sh [extra pytest args]
 #   PUBNODE_BIN  binary to test (default: $REPO/.build/debug/pubnode). It must already be built.
+#   PUBNODE_CLI_BIN  pubnode-cli for the crypto crossing tests (default: $REPO/.build/debug/pubnode-cli).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 VENV="$REPO/.venv-interop"
 BIN="${PUBNODE_BIN:-$REPO/.build/debug/pubnode}"
+# The command-line tool, for tests that cross the client library with the SDK.
+export PUBNODE_CLI_BIN="${PUBNODE_CLI_BIN:-$REPO/.build/debug/pubnode-cli}"
 
 if [[ ! -x "$BIN" ]]; then
     echo "interop: pubnode binary not found or not executable: $BIN" >&2

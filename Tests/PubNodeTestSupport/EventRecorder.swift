@@ -55,6 +55,10 @@ public final class EventRecorder: SubscriptionListener, @unchecked Sendable {
     public func didFail(error: PubNodeClientError) { append(.error(error)) }
     /// Records a token-expiry notice.
     public func tokenNearingExpiry(_ notice: TokenExpiryNotice) { append(.tokenNearingExpiry(notice)) }
+    /// Records a message action event.
+    public func didReceive(messageActionEvent: SubscriptionEvent) { append(messageActionEvent) }
+    /// Records an App Context event.
+    public func didReceive(appContextEvent: SubscriptionEvent) { append(appContextEvent) }
 }
 
 /// Subscribes and waits until the handshake has answered (the client is connected).

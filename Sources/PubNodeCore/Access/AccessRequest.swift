@@ -44,6 +44,12 @@ public struct AccessRequest: Sendable, Equatable {
         case messageCounts
         /// Delete stored messages (`delete` on the channel).
         case deleteHistory
+        /// Add a message action (`write` on the channel, as on PubNub).
+        case addMessageAction
+        /// Remove a message action (`delete` on the channel).
+        case removeMessageAction
+        /// Read a channel's message actions (`read` on the channel).
+        case getMessageActions
         /// Call an on-request hook.
         case onRequest
         /// Issue an Access Manager token (a signature is required).

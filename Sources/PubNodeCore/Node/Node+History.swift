@@ -31,6 +31,9 @@ public struct HistoryPage: Sendable {
     public var channel: String
     /// Its messages, oldest first.
     public var messages: [StoredMessage]
+    /// With actions (`/v3/history-with-actions`): every action of those messages, by message then
+    /// action timetoken; otherwise empty.
+    public var actions: [MessageAction] = []
 }
 
 extension Node {
@@ -54,11 +57,21 @@ extension Node {
     public func fetchHistory(_ request: HistoryRequest, withActions: Bool) async throws(PubNodeError) -> [HistoryPage] {
         let limit = withActions ? 1 : Self.maxFetchChannels
         let (history, channels) = try historyAccess(.history, request, limit: limit, permission: .read)
+        let actions = messageActions
         return try await readHistory { () throws(PubNodeError) in
             var pages: [HistoryPage] = []
             for channel in channels {
                 let messages = try history.fetch(subscribeKey: request.subscribeKey, channel: channel, query: request.query)
-                if !messages.isEmpty { pages.append(HistoryPage(channel: channel, messages: messages)) }
+                guard let first = messages.first, let last = messages.last else { continue }
+                var page = HistoryPage(channel: channel, messages: messages)
+                if withActions {
+                    do throws(HistoryError) {
+                        page.actions = try actions.actions(subscribeKey: request.subscribeKey, channel: channel,
+                                                           messages: first.timetoken.rawValue...last.timetoken.rawValue,
+                                                           now: history.clock.nowNanoseconds())
+                    } catch { throw .storageFailed(error.description) }
+                }
+                pages.append(page)
             }
             return pages
         }
@@ -85,11 +98,16 @@ extension Node {
         }
     }
 
-    /// Deletes one channel's messages in the request's range. Runs off the caller's thread.
+    /// Deletes one channel's messages in the request's range, with their message actions. Runs
+    /// off the caller's thread.
     public func deleteHistory(_ request: HistoryRequest) async throws(PubNodeError) {
         let (history, channels) = try historyAccess(.deleteHistory, request, limit: 1, permission: .delete)
+        let actions = messageActions
         _ = try await readHistory { () throws(PubNodeError) in
             try history.delete(subscribeKey: request.subscribeKey, channel: channels[0], range: request.query.range)
+            do throws(HistoryError) {
+                try actions.delete(subscribeKey: request.subscribeKey, channel: channels[0], messages: request.query.range)
+            } catch { throw .storageFailed(error.description) }
         }
     }
 
@@ -108,7 +126,7 @@ extension Node {
     }
 
     /// Runs a store call on the history read queue, so no event loop waits for the disk.
-    private func readHistory<T: Sendable>(_ body: @escaping @Sendable () throws(PubNodeError) -> T)
+    func readHistory<T: Sendable>(_ body: @escaping @Sendable () throws(PubNodeError) -> T)
         async throws(PubNodeError) -> T {
         let result: Result<T, PubNodeError> = await withCheckedContinuation { continuation in
             historyReads.async {

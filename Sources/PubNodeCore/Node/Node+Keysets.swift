@@ -96,6 +96,12 @@ extension Node {
     }
 
     private func purgeHistory(_ subscribeKey: String) async throws(PubNodeError) {
+        let actions = messageActions
+        _ = try await readHistory { () throws(PubNodeError) in
+            do throws(HistoryError) { try actions.deleteAll(subscribeKey: subscribeKey) } catch {
+                throw .storageFailed("the keyset's message actions could not be deleted (it stays disabled; delete it again): \(error.description)")
+            }
+        }
         guard let history else { return }
         do { _ = try await history.deleteKeyset(subscribeKey) } catch {
             throw .storageFailed("the keyset's history could not be deleted (it stays disabled; delete it again): \(error.description)")

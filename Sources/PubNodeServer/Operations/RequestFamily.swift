@@ -25,6 +25,8 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
     case console
     /// `/health`, `/ready`, `/metrics`.
     case probes
+    /// `/v1/message-actions/…`.
+    case messageActions
     /// Anything else (unknown routes).
     case other
 
@@ -43,6 +45,7 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
         case .admin: "admin"
         case .console: "console"
         case .probes: "probes"
+        case .messageActions: "message_actions"
         case .other: "other"
         }
     }
@@ -65,6 +68,7 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
         else if starts("/v3/pam/") { self = .accessManager }
         else if starts("/v1/blocks/") { self = .blocks }
         else if starts("/v1/admin/") { self = .admin }
+        else if starts("/v1/message-actions/") { self = .messageActions }
         else if starts("/console") { self = .console }
         else if starts("/health") || starts("/ready") || starts("/metrics") { self = .probes }
         else { self = .other }

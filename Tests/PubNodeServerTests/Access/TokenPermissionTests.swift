@@ -31,6 +31,8 @@ final class TokenPermissionTests: XCTestCase {
         ("/v3/history/sub-key/sub-c-test/channel/c,d", .GET, (["c": read, "d": read], [:], [:]), "d"),
         ("/v3/history/sub-key/sub-c-test/message-counts/c?timetoken=1", .GET, (["c": read], [:], [:]), "c"),
         ("/v3/history/sub-key/sub-c-test/channel/c", .DELETE, (["c": delete], [:], [:]), "c"),
+        ("/v1/message-actions/sub-c-test/channel/c", .GET, (["c": read], [:], [:]), "c"),
+        ("/v1/message-actions/sub-c-test/channel/c/message/1/action/2", .DELETE, (["c": delete], [:], [:]), "c"),
     ]
 
     func testEachEndpointNeedsExactlyItsPermission() async throws {

@@ -60,6 +60,7 @@ final class ExportedSeriesTests: XCTestCase {
         XCTAssertEqual(RequestFamily(uri: "/v3/history-with-actions/sub-key/demo/channel/c").label, "history")
         XCTAssertEqual(RequestFamily(uri: "/v1/channel-registration/sub-key/demo/channel-group/g").label, "channel_groups")
         XCTAssertEqual(RequestFamily(uri: "/ready").label, "probes")
+        XCTAssertEqual(RequestFamily(uri: "/v1/message-actions/demo/channel/c").label, "message_actions")
         XCTAssertEqual(RequestFamily(uri: "/console/app.js").label, "console")
         XCTAssertEqual(RequestFamily(uri: "/pub").label, "other")
         XCTAssertEqual(RequestFamily(uri: "").label, "other")
