@@ -46,6 +46,14 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxGroupsPerKeyset: Int = 10_000
     /// Most channels one uuid may hold presence state on at once.
     public var maxStatesPerUUID: Int = 1_000
+    /// Most App Context objects of each kind (uuids, channels) one keyset may hold.
+    public var maxObjectsPerKeyset: Int = 10_000
+    /// Most memberships one uuid, or members one channel, may have (App Context).
+    public var maxMembershipsPerObject: Int = 1_000
+    /// Most memberships one keyset may hold in all (App Context).
+    public var maxMembershipsPerKeyset: Int = 100_000
+    /// Largest App Context `custom` object, in bytes of its JSON.
+    public var maxObjectCustomBytes: Int = 4 * 1024
     /// Most message actions one message may hold (PubNub's default).
     public var maxActionsPerMessage: Int = 25_000
 
@@ -63,6 +71,8 @@ public struct Limits: Sendable, Equatable, Codable {
             ("maxHeaderCount", maxHeaderCount), ("maxHeadBytes", maxHeadBytes),
             ("requestTimeoutSeconds", requestTimeoutSeconds), ("maxGroupsPerKeyset", maxGroupsPerKeyset),
             ("maxStatesPerUUID", maxStatesPerUUID), ("maxActionsPerMessage", maxActionsPerMessage),
+            ("maxObjectsPerKeyset", maxObjectsPerKeyset), ("maxMembershipsPerObject", maxMembershipsPerObject),
+            ("maxMembershipsPerKeyset", maxMembershipsPerKeyset), ("maxObjectCustomBytes", maxObjectCustomBytes),
         ]
         for (name, value) in positive where value <= 0 {
             throw ConfigurationError("\(name) must be positive (got \(value))")

@@ -65,4 +65,8 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case tooManyRequests(retryAfter: Int)
     /// A subscribe filter expression (`filter-expr`) is malformed or over its bounds; the text says why.
     case invalidFilter(String)
+    /// The App Context object asked for does not exist.
+    case objectNotFound
+    /// An App Context set's `If-Match` names an eTag the object no longer has (or it has none).
+    case objectChanged
 }

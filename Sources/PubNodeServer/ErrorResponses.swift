@@ -15,6 +15,8 @@ enum ErrorResponses {
         case object(service: String)
         /// History's form: `{"status":…,"error":true,"error_message":…,"channels":{}}`.
         case history
+        /// App Context's form: `{"status":…,"error":{"message":…,"source":"objects"}}`.
+        case objects
     }
 
     /// The status and text for a domain error.
@@ -47,6 +49,8 @@ enum ErrorResponses {
         case .accessRefused(let why): return (.forbidden, why)
         case .accessInvalid(let message, _, _, _, _): return (.badRequest, message)
         case .tooManyRequests: return (.tooManyRequests, "Too many requests.")
+        case .objectNotFound: return (.notFound, "Requested object was not found.")
+        case .objectChanged: return (.preconditionFailed, "Object already changed by another request since last retrieval.")
         case .conflict(let text): return (.conflict, text)
         case .rejected(let text): return (.badRequest, text)
         case .invalidFilter(let why):
@@ -66,6 +70,9 @@ enum ErrorResponses {
             return object(status: status, message: message, service: service)
         case .history:
             return .json(#"{"status":\#(status.code),"error":true,"error_message":\#(JSONText.string(message)),"channels":{}}"#,
+                         status: status)
+        case .objects:
+            return .json(#"{"status":\#(status.code),"error":{"message":\#(JSONText.string(message)),"source":"objects"}}"#,
                          status: status)
         }
     }

@@ -171,6 +171,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 for (name, value) in head.headers { request.headers[name.lowercased()] = value }
                 request.peerAddress = context.channel.remoteAddress?.ipAddress
             }
+            if head.uri.hasPrefix("/v2/objects/"), let match = head.headers.first(name: "if-match") {
+                request.headers["if-match"] = match
+            }
         } catch {
             let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
             let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")

@@ -66,6 +66,8 @@ public struct Router: Sendable {
             return historyV2(request)
         case (_, "v3") where s.count == 6 && (s[1] == "history" || s[1] == "history-with-actions"):
             return historyV3(request)
+        case (_, "v2") where s.count >= 4 && s[1] == "objects":
+            return objects(request)
         case (_, "v1") where s.count >= 5 && s[1] == "blocks" && s[2] == "sub-key":
             return blocks(request)
         case (_, "v1") where s.count >= 5 && s[1] == "message-actions":

@@ -66,10 +66,12 @@ struct NodeRuntime {
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
         let accessStore = try openAccessStore(configuration, logger: logger)
+        let objectStore = try openObjectStore(configuration, logger: logger)
         let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
                         region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
                         history: history, accessStore: accessStore, keysetRateLimits: configuration.keysetRateLimits,
-                        messageActions: database.map { SQLiteMessageActionStore(database: $0) } ?? MemoryMessageActionStore())
+                        messageActions: database.map { SQLiteMessageActionStore(database: $0) } ?? MemoryMessageActionStore(),
+                        objects: objectStore)
         do { try node.restoreAccess() } catch {
             logger.critical("access store unreadable", metadata: ["error": "\(error)"])
             throw ExitCode(3)
@@ -147,6 +149,19 @@ struct NodeRuntime {
             return try SQLiteAccessStore.file(path: path)
         } catch {
             logger.critical("access store unusable", metadata: ["path": "\(path)", "error": "\(error)"])
+            throw ExitCode(3)
+        }
+    }
+
+    /// Opens the App Context object store (`objects.sqlite`) in the data directory; an unusable
+    /// file stops the node with exit code 3.
+    static func openObjectStore(_ configuration: NodeConfiguration, logger: Logger) throws -> SQLiteObjectStore {
+        let path = (configuration.dataDirectory.hasSuffix("/") ? configuration.dataDirectory : configuration.dataDirectory + "/")
+            + SQLiteObjectStore.fileName
+        do {
+            return try SQLiteObjectStore.file(path: path)
+        } catch {
+            logger.critical("object store unusable", metadata: ["path": "\(path)", "error": "\(error)"])
             throw ExitCode(3)
         }
     }

@@ -60,7 +60,9 @@ final class AccessControl: Sendable {
         if let authorized = token.authorizedUUID, authorized != request.uuid {
             throw .accessRefused("Token is not authorized for this uuid")
         }
-        if request.operation == .globalHereNow || request.operation == .listGroups { throw Self.denial([]) }
+        if request.operation == .globalHereNow || request.operation == .listGroups || request.operation.listsAllObjects {
+            throw Self.denial([])
+        }
         var budget = Self.patternBudget
         var denied: [AccessRequest.Resource] = []
         for resource in needed where !token.allows(resource, budget: &budget) { denied.append(resource) }

@@ -58,6 +58,30 @@ public struct AccessRequest: Sendable, Equatable {
         case revokeToken
         /// The operator's endpoints (hook queues, dead letters, replay, keysets).
         case administer
+        /// Read a uuid's metadata (`get` on the uuid).
+        case getUUIDMetadata
+        /// Set a uuid's metadata (`update` on the uuid).
+        case setUUIDMetadata
+        /// Remove a uuid's metadata (`delete` on the uuid).
+        case removeUUIDMetadata
+        /// List every uuid's metadata (a keyset-wide view: the secret).
+        case getAllUUIDMetadata
+        /// Read a channel's metadata (`get` on the channel).
+        case getChannelMetadata
+        /// Set a channel's metadata (`update` on the channel).
+        case setChannelMetadata
+        /// Remove a channel's metadata (`delete` on the channel).
+        case removeChannelMetadata
+        /// List every channel's metadata (a keyset-wide view: the secret).
+        case getAllChannelMetadata
+        /// List a uuid's memberships (`get` on the uuid).
+        case getMemberships
+        /// Set or remove a uuid's memberships (`update` on the uuid, `join` on each channel).
+        case setMemberships
+        /// List a channel's members (`get` on the channel).
+        case getMembers
+        /// Set or remove a channel's members (`manage` on the channel).
+        case setMembers
     }
 
     /// A permission, as Access Manager grants them.

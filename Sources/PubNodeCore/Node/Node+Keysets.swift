@@ -82,6 +82,9 @@ extension Node {
         let subscribeKey = keyset.subscribeKey
         keyset.setDisabled(true)
         try await purgeHistory(subscribeKey)
+        do { try objects.deleteKeyset(subscribeKey) } catch {
+            throw .storageFailed("the keyset's App Context objects could not be deleted (it stays disabled; delete it again)")
+        }
         do { try access.store.delete(subscribeKey: subscribeKey) } catch {
             throw .storageFailed("cannot delete the keyset (it stays disabled; delete it again): \(error.description)")
         }

@@ -35,6 +35,8 @@ public final class Node: Sendable {
     public let messageActions: any MessageActionStore
     /// Rate limits of keysets that set none of their own.
     public let keysetRateLimits: RateLimits
+    /// App Context objects: uuid and channel metadata, memberships.
+    public let objects: any ObjectStore
     /// Signatures, tokens and revocations.
     let access: AccessControl
     /// Subscribe keys the tenants API is changing right now: one change per keyset at a time.
@@ -54,9 +56,11 @@ public final class Node: Sendable {
                 clock: TimetokenClock, region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(),
                 adminToken: String? = nil, hooks: HookEngine = .none(), history: MessageHistory? = nil,
                 accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
-                messageActions: any MessageActionStore = MemoryMessageActionStore()) {
+                messageActions: any MessageActionStore = MemoryMessageActionStore(),
+                objects: any ObjectStore = MemoryObjectStore()) {
         self.keysets = keysets
         self.messageActions = messageActions
+        self.objects = objects
         self.keysetRateLimits = keysetRateLimits
         self.limits = limits
         self.broker = broker
@@ -83,12 +87,13 @@ public final class Node: Sendable {
                             region: Int = 1, authorizer: any Authorizer = OpenAuthorizer(), adminToken: String? = nil,
                             hooks: HookEngine = .none(), history: MessageHistory? = nil,
                             accessStore: any AccessStore = MemoryAccessStore(), keysetRateLimits: RateLimits = .unlimited,
-                            messageActions: any MessageActionStore = MemoryMessageActionStore()) {
+                            messageActions: any MessageActionStore = MemoryMessageActionStore(),
+                            objects: any ObjectStore = MemoryObjectStore()) {
         let hubs = MemoryHubs(limits: limits, clock: clock, region: region, observer: hooks.presenceObserver(subscribeKey:))
         self.init(keysets: keysets, limits: limits, broker: MemoryBroker(hubs: hubs), presence: MemoryPresence(hubs: hubs),
                   clock: clock, region: region, authorizer: authorizer, adminToken: adminToken, hooks: hooks,
                   history: history, accessStore: accessStore, keysetRateLimits: keysetRateLimits,
-                  messageActions: messageActions)
+                  messageActions: messageActions, objects: objects)
     }
 
     /// The single authorization point: every keyset operation calls it exactly once, before
