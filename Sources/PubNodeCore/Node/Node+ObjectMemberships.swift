@@ -93,7 +93,7 @@ extension Node {
             return views
         }
         let side = forUUID ? "channel" : "uuid"
-        let matching = try ObjectFiltering.apply(request.query.filter, to: views) { $0.json(side: side) }
+        let matching = try ObjectFiltering.apply(request.query.filter, to: views, cache: filters) { $0.json(side: side) }
         return try ObjectPaging.page(matching, query: request.query) { view in
             let targetID = forUUID ? view.membership.channel : view.membership.uuid
             return request.query.sort.map { key -> String? in

@@ -71,7 +71,7 @@ extension Node {
         let all = try await objectWork { () throws(PubNodeError) in
             try store.objects(request.kind, subscribeKey: request.subscribeKey)
         }
-        let matching = try ObjectFiltering.apply(request.query.filter, to: all) { $0.json }
+        let matching = try ObjectFiltering.apply(request.query.filter, to: all, cache: filters) { $0.json }
         return try ObjectPaging.page(matching, query: request.query) { object in
             request.query.sort.map { Self.sortValue(object, $0.field) } + [object.id]
         }
