@@ -27,9 +27,9 @@ public final class SQLiteHistoryStore: HistoryStore {
                 var newest: UInt64 = 0
                 for message in messages {
                     insert.setUncheckedArguments([
-                        message.subscribeKey, message.channel, Self.integer(message.timetoken.rawValue),
+                        message.subscribeKey, message.channel, HistoryDatabase.integer(message.timetoken.rawValue),
                         Data(message.payload), message.meta.map { Data($0) }, message.publisher, message.messageType,
-                        message.customMessageType, message.expiresAtNanoseconds.map(Self.integer),
+                        message.customMessageType, message.expiresAtNanoseconds.map(HistoryDatabase.integer),
                     ])
                     try insert.execute()
                     newest = max(newest, message.timetoken.rawValue)
@@ -37,7 +37,7 @@ public final class SQLiteHistoryStore: HistoryStore {
                 try db.cachedStatement(sql: """
                     INSERT INTO node_state (key, value) VALUES ('newest_timetoken', ?)
                     ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)
-                    """).execute(arguments: [Self.integer(newest)])
+                    """).execute(arguments: [HistoryDatabase.integer(newest)])
             }
         }
     }
@@ -56,8 +56,8 @@ public final class SQLiteHistoryStore: HistoryStore {
                         AND (expires_at IS NULL OR expires_at > ?)
                     ORDER BY timetoken \(order) LIMIT ?
                     """)
-                let arguments: StatementArguments = [subscribeKey, channel, Self.integer(bounds.lowerBound),
-                                                     Self.integer(bounds.upperBound), Self.integer(now), query.limit]
+                let arguments: StatementArguments = [subscribeKey, channel, HistoryDatabase.integer(bounds.lowerBound),
+                                                     HistoryDatabase.integer(bounds.upperBound), HistoryDatabase.integer(now), query.limit]
                 return try Self.decode(Row.fetchCursor(statement, arguments: arguments))
             }
             return query.fromOldest ? found : found.reversed()
@@ -74,7 +74,7 @@ public final class SQLiteHistoryStore: HistoryStore {
                     SELECT COUNT(*) FROM (SELECT 1 FROM message
                         WHERE subscribe_key = ? AND channel = ? AND timetoken > ?
                             AND (expires_at IS NULL OR expires_at > ?) LIMIT ?)
-                    """), arguments: [subscribeKey, channel, Self.integer(after.rawValue), Self.integer(now), limit]) ?? 0
+                    """), arguments: [subscribeKey, channel, HistoryDatabase.integer(after.rawValue), HistoryDatabase.integer(now), limit]) ?? 0
             }
         }
     }
@@ -82,39 +82,19 @@ public final class SQLiteHistoryStore: HistoryStore {
     /// Deletes a channel's messages in `range`.
     @discardableResult
     public func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
-        guard let bounds = range.bounds else { return 0 }
-        return try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: """
-                    DELETE FROM message WHERE subscribe_key = ? AND channel = ? AND timetoken BETWEEN ? AND ?
-                    """, arguments: [subscribeKey, channel, Self.integer(bounds.lowerBound), Self.integer(bounds.upperBound)])
-                return db.changesCount
-            }
-        }
+        try database.delete(from: .messages, subscribeKey: subscribeKey, channel: channel, range: range)
     }
 
     /// Deletes every message of a subscribe key.
     @discardableResult
     public func deleteAll(subscribeKey: String) throws(HistoryError) -> Int {
-        try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: "DELETE FROM message WHERE subscribe_key = ?", arguments: [subscribeKey])
-                return db.changesCount
-            }
-        }
+        try database.deleteAll(from: .messages, subscribeKey: subscribeKey)
     }
 
     /// Deletes up to `limit` expired messages.
     @discardableResult
     public func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int {
-        try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: """
-                    DELETE FROM message WHERE id IN (SELECT id FROM message WHERE expires_at <= ? LIMIT ?)
-                    """, arguments: [Self.integer(now), limit])
-                return db.changesCount
-            }
-        }
+        try database.expire(from: .messages, now: now, limit: limit)
     }
 
     /// The greatest timetoken ever stored.
@@ -154,7 +134,7 @@ public final class SQLiteHistoryStore: HistoryStore {
                     let subscribeKey: String = row[0]
                     let channel: String = row[1]
                     out += try Self.decode(Row.fetchCursor(page, arguments: [
-                        subscribeKey, channel, Self.integer(after.rawValue), Self.integer(now), perChannel,
+                        subscribeKey, channel, HistoryDatabase.integer(after.rawValue), HistoryDatabase.integer(now), perChannel,
                     ])).reversed()
                     key = try Row.fetchOne(next, arguments: [subscribeKey, channel])
                 }
@@ -176,7 +156,6 @@ public final class SQLiteHistoryStore: HistoryStore {
         return out
     }
 
-    private static func integer(_ value: UInt64) -> Int64 { Int64(clamping: value) }
 
     private func run<T>(_ body: () throws -> T) throws(HistoryError) -> T {
         do { return try body() } catch { throw HistoryDatabase.runtime(error) }

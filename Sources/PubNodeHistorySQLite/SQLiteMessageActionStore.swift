@@ -21,14 +21,14 @@ public final class SQLiteMessageActionStore: MessageActionStore {
     public func add(_ action: MessageAction, limit: Int, now: UInt64) throws(HistoryError) -> MessageActionAddOutcome {
         try run { () throws -> MessageActionAddOutcome in
             try database.writer.write { db in
-                let key: StatementArguments = [action.subscribeKey, action.channel, Self.integer(action.messageTimetoken.rawValue)]
+                let key: StatementArguments = [action.subscribeKey, action.channel, HistoryDatabase.integer(action.messageTimetoken.rawValue)]
                 let existing = try Row.fetchOne(db, sql: """
                     SELECT expires_at FROM message_action WHERE subscribe_key = ? AND channel = ? AND message_tt = ?
                         AND uuid = ? AND type = ? AND value = ?
                     """, arguments: key + [action.uuid, action.type, action.value])
                 if let existing {
                     let expires: Int64? = existing[0]
-                    guard let expires, expires <= Self.integer(now) else { return .duplicate }
+                    guard let expires, expires <= HistoryDatabase.integer(now) else { return .duplicate }
                     try db.execute(sql: """
                         DELETE FROM message_action WHERE subscribe_key = ? AND channel = ? AND message_tt = ?
                             AND uuid = ? AND type = ? AND value = ?
@@ -37,13 +37,13 @@ public final class SQLiteMessageActionStore: MessageActionStore {
                 let held = try Int.fetchOne(db, sql: """
                     SELECT COUNT(*) FROM (SELECT 1 FROM message_action WHERE subscribe_key = ? AND channel = ?
                         AND message_tt = ? AND (expires_at IS NULL OR expires_at > ?) LIMIT ?)
-                    """, arguments: key + [Self.integer(now), limit]) ?? 0
+                    """, arguments: key + [HistoryDatabase.integer(now), limit]) ?? 0
                 guard held < limit else { return .full }
                 try db.execute(sql: """
                     INSERT INTO message_action (subscribe_key, channel, message_tt, action_tt, uuid, type, value, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: key + [Self.integer(action.actionTimetoken.rawValue), action.uuid, action.type,
-                                           action.value, action.expiresAtNanoseconds.map(Self.integer)])
+                    """, arguments: key + [HistoryDatabase.integer(action.actionTimetoken.rawValue), action.uuid, action.type,
+                                           action.value, action.expiresAtNanoseconds.map(HistoryDatabase.integer)])
                 return .added
             }
         }
@@ -54,8 +54,8 @@ public final class SQLiteMessageActionStore: MessageActionStore {
                        uuid: String, now: UInt64) throws(HistoryError) -> MessageActionRemoveOutcome {
         try run { () throws -> MessageActionRemoveOutcome in
             try database.writer.write { db in
-                let arguments: StatementArguments = [subscribeKey, channel, Self.integer(messageTimetoken.rawValue),
-                                                     Self.integer(actionTimetoken.rawValue), Self.integer(now)]
+                let arguments: StatementArguments = [subscribeKey, channel, HistoryDatabase.integer(messageTimetoken.rawValue),
+                                                     HistoryDatabase.integer(actionTimetoken.rawValue), HistoryDatabase.integer(now)]
                 let found = try Self.decode(Row.fetchCursor(db, sql: Self.select + """
                     WHERE subscribe_key = ? AND channel = ? AND message_tt = ? AND action_tt = ?
                         AND (expires_at IS NULL OR expires_at > ?)
@@ -64,8 +64,8 @@ public final class SQLiteMessageActionStore: MessageActionStore {
                 guard action.uuid == uuid else { return .wrongUUID }
                 try db.execute(sql: """
                     DELETE FROM message_action WHERE subscribe_key = ? AND channel = ? AND message_tt = ? AND action_tt = ?
-                    """, arguments: [subscribeKey, channel, Self.integer(messageTimetoken.rawValue),
-                                     Self.integer(actionTimetoken.rawValue)])
+                    """, arguments: [subscribeKey, channel, HistoryDatabase.integer(messageTimetoken.rawValue),
+                                     HistoryDatabase.integer(actionTimetoken.rawValue)])
                 return .removed(action)
             }
         }
@@ -81,8 +81,8 @@ public final class SQLiteMessageActionStore: MessageActionStore {
                     WHERE subscribe_key = ? AND channel = ? AND action_tt BETWEEN ? AND ?
                         AND (expires_at IS NULL OR expires_at > ?)
                     ORDER BY action_tt DESC LIMIT ?
-                    """, arguments: [subscribeKey, channel, Self.integer(bounds.lowerBound), Self.integer(bounds.upperBound),
-                                     Self.integer(now), limit])).reversed()
+                    """, arguments: [subscribeKey, channel, HistoryDatabase.integer(bounds.lowerBound), HistoryDatabase.integer(bounds.upperBound),
+                                     HistoryDatabase.integer(now), limit])).reversed()
             }
         }
     }
@@ -96,8 +96,8 @@ public final class SQLiteMessageActionStore: MessageActionStore {
                     WHERE subscribe_key = ? AND channel = ? AND message_tt BETWEEN ? AND ?
                         AND (expires_at IS NULL OR expires_at > ?)
                     ORDER BY message_tt, action_tt
-                    """, arguments: [subscribeKey, channel, Self.integer(messages.lowerBound),
-                                     Self.integer(messages.upperBound), Self.integer(now)]))
+                    """, arguments: [subscribeKey, channel, HistoryDatabase.integer(messages.lowerBound),
+                                     HistoryDatabase.integer(messages.upperBound), HistoryDatabase.integer(now)]))
             }
         }
     }
@@ -105,39 +105,19 @@ public final class SQLiteMessageActionStore: MessageActionStore {
     /// Deletes the actions of the messages in `range`.
     @discardableResult
     public func delete(subscribeKey: String, channel: String, messages range: HistoryRange) throws(HistoryError) -> Int {
-        guard let bounds = range.bounds else { return 0 }
-        return try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: """
-                    DELETE FROM message_action WHERE subscribe_key = ? AND channel = ? AND message_tt BETWEEN ? AND ?
-                    """, arguments: [subscribeKey, channel, Self.integer(bounds.lowerBound), Self.integer(bounds.upperBound)])
-                return db.changesCount
-            }
-        }
+        try database.delete(from: .messageActions, subscribeKey: subscribeKey, channel: channel, range: range)
     }
 
     /// Deletes every action of a subscribe key.
     @discardableResult
     public func deleteAll(subscribeKey: String) throws(HistoryError) -> Int {
-        try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: "DELETE FROM message_action WHERE subscribe_key = ?", arguments: [subscribeKey])
-                return db.changesCount
-            }
-        }
+        try database.deleteAll(from: .messageActions, subscribeKey: subscribeKey)
     }
 
     /// Deletes up to `limit` expired actions.
     @discardableResult
     public func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int {
-        try run { () throws -> Int in
-            try database.writer.write { db in
-                try db.execute(sql: """
-                    DELETE FROM message_action WHERE id IN (SELECT id FROM message_action WHERE expires_at <= ? LIMIT ?)
-                    """, arguments: [Self.integer(now), limit])
-                return db.changesCount
-            }
-        }
+        try database.expire(from: .messageActions, now: now, limit: limit)
     }
 
     private static let select = """
@@ -158,7 +138,6 @@ public final class SQLiteMessageActionStore: MessageActionStore {
         return out
     }
 
-    private static func integer(_ value: UInt64) -> Int64 { Int64(clamping: value) }
 
     private func run<T>(_ body: () throws -> T) throws(HistoryError) -> T {
         do { return try body() } catch { throw HistoryDatabase.runtime(error) }

@@ -13,7 +13,7 @@ struct RedisRequest {
 /// Invariant: Redis answers the commands of one connection in the order they were written, so the
 /// replies complete the pending promises first in, first out; any number may be in flight
 /// (pipelining). When the connection closes or fails, every pending promise fails.
-final class RedisCommandHandler: ChannelDuplexHandler {
+final class RedisCommandHandler: ChannelDuplexHandler, RedisPendingHandler {
     typealias InboundIn = RESPValue
     typealias OutboundIn = RedisRequest
     typealias OutboundOut = ByteBuffer
@@ -49,18 +49,8 @@ final class RedisCommandHandler: ChannelDuplexHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A framing error says what broke; anything else (a reset, a timeout) lost the connection.
-        failAll(error as? RedisError ?? RedisError.connectionClosed)
-        context.close(promise: nil)
-    }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        failAll(RedisError.connectionClosed)
-        context.fireChannelInactive()
-    }
-
-    private func failAll(_ error: any Error) {
+    func failAll(_ error: any Error) {
         closed = true
         while let promise = pending.popFirst() { promise.fail(error) }
     }

@@ -13,18 +13,7 @@ public final class RedisConnection: Sendable {
     /// `timeout` bounds the TCP connect.
     public static func connect(to address: RedisAddress, on group: any EventLoopGroup,
                                timeout: TimeAmount = .seconds(5)) async throws -> RedisConnection {
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ByteToMessageHandler(RESPDecoder()))
-                    try sync.addHandler(RedisCommandHandler())
-                }
-            }
-            .connect(host: address.host, port: address.port).get()
+        let channel = try await connectRedisChannel(to: address, on: group, timeout: timeout) { RedisCommandHandler() }
         let connection = RedisConnection(channel: channel)
         do {
             try await connection.prepare(for: address)

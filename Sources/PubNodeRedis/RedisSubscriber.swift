@@ -22,17 +22,9 @@ public final class RedisSubscriber: Sendable {
     /// Connects to `address` (authenticating as it says; pub/sub ignores the database number).
     public static func connect(to address: RedisAddress, on group: any EventLoopGroup, timeout: TimeAmount = .seconds(5),
                                onMessage: @escaping @Sendable (RedisPushMessage) -> Void) async throws -> RedisSubscriber {
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ByteToMessageHandler(RESPDecoder()))
-                    try sync.addHandler(RedisSubscriberHandler(onMessage: onMessage))
-                }
-            }
-            .connect(host: address.host, port: address.port).get()
+        let channel = try await connectRedisChannel(to: address, on: group, timeout: timeout) {
+            RedisSubscriberHandler(onMessage: onMessage)
+        }
         let subscriber = RedisSubscriber(channel: channel)
         if let password = address.password {
             var auth: [RESPArgument] = ["AUTH"]

@@ -5,7 +5,7 @@ import NIOCore
 /// Invariant: Redis confirms the names of each (P)(UN)SUBSCRIBE in the order written, one push per
 /// name, so the head of `pending` is always the request the next confirmation belongs to; pushed
 /// messages (`message`, `pmessage`) may arrive between confirmations and never complete a request.
-final class RedisSubscriberHandler: ChannelDuplexHandler {
+final class RedisSubscriberHandler: ChannelDuplexHandler, RedisPendingHandler {
     typealias InboundIn = RESPValue
     typealias OutboundIn = Request
     typealias OutboundOut = ByteBuffer
@@ -77,18 +77,8 @@ final class RedisSubscriberHandler: ChannelDuplexHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A framing error says what broke; anything else (a reset, a timeout) lost the connection.
-        failAll(error as? RedisError ?? RedisError.connectionClosed)
-        context.close(promise: nil)
-    }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        failAll(RedisError.connectionClosed)
-        context.fireChannelInactive()
-    }
-
-    private func failAll(_ error: any Error) {
+    func failAll(_ error: any Error) {
         closed = true
         while let head = pending.popFirst() { head.promise.fail(error) }
     }
