@@ -1,6 +1,6 @@
 extension RedisChannelLog {
     /// KEYS: stream, clock. ARGV: record, capacity, ttl seconds, pub/sub channel.
-    /// Returns the timetoken as a string.
+    /// Records the newest id the trim drops in the clock's `d`; returns the timetoken as a string.
     static let appendScript = RedisScript("""
         local now = redis.call('TIME')
         local sec = tonumber(now[1])
@@ -15,6 +15,11 @@ extension RedisChannelLog {
         end
         redis.call('HSET', KEYS[2], 's', string.format('%d', sec), 'l', string.format('%d', low))
         local tt = string.format('%d%07d', sec, low)
+        local over = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[2]) + 1
+        if over > 0 then
+          local dropped = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', over)
+          redis.call('HSET', KEYS[2], 'd', dropped[#dropped][1])
+        end
         redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], tt .. '-0', 'r', ARGV[1])
         redis.call('EXPIRE', KEYS[1], ARGV[3])
         redis.call('EXPIRE', KEYS[2], ARGV[3])
@@ -22,15 +27,10 @@ extension RedisChannelLog {
         return tt
         """)
 
-    /// KEYS: stream. ARGV: exclusive start id, count.
-    /// Returns `{max-deleted-entry-id, entries}` read atomically.
+    /// KEYS: stream, clock. ARGV: exclusive start id, count.
+    /// Returns `{newest dropped id, entries}` read atomically.
     static let readScript = RedisScript("""
-        if redis.call('EXISTS', KEYS[1]) == 0 then return {'0-0', {}} end
-        local info = redis.call('XINFO', 'STREAM', KEYS[1])
-        local dropped = '0-0'
-        for i = 1, #info, 2 do
-          if info[i] == 'max-deleted-entry-id' then dropped = info[i + 1] end
-        end
+        local dropped = redis.call('HGET', KEYS[2], 'd') or '0-0'
         return {dropped, redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])}
         """)
 }

@@ -10,8 +10,8 @@ import PubNodeCore
 /// channel whichever node accepts the message, and close to wall time. Lua numbers are doubles,
 /// which cannot hold a 17-digit timetoken exactly: the script keeps seconds and the 7 digits
 /// below them apart. The stream entry's id is `<timetoken>-0`, so a catch-up is one `XRANGE`
-/// after the cursor, and Redis's `max-deleted-entry-id` is the newest timetoken the buffer
-/// dropped (the gap signal's `through`).
+/// after the cursor. The script keeps the newest timetoken a trim dropped beside the channel's
+/// clock: the gap signal's `through`.
 public struct RedisChannelLog: Sendable {
     /// The prefix of every key and pub/sub channel.
     public let prefix: String
@@ -69,7 +69,7 @@ public struct RedisChannelLog: Sendable {
     /// The channel's buffered messages after `cursor`, at most `limit`, and what it has dropped.
     public func read(subscribeKey: String, channel: String, after cursor: Timetoken, limit: Int,
                      on connection: RedisConnection) -> EventLoopFuture<Read> {
-        Self.readScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel))],
+        Self.readScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel)), .text(clockKey(subscribeKey, channel))],
                             arguments: [.text("(\(cursor)-0"), .integer(Int64(limit))])
             .flatMapThrowing { reply in try Self.decodeRead(reply) }
     }
