@@ -39,5 +39,7 @@ let package = Package(
         fuzzTarget("FuzzToken", [wire]),
         fuzzTarget("FuzzPattern", [wire]),
         fuzzTarget("FuzzRESP", [redis, .product(name: "NIOCore", package: "swift-nio")]),
+        fuzzTarget("FuzzClusterRecord", [redis, .product(name: "NIOCore", package: "swift-nio")]),
+        fuzzTarget("FuzzFilter", [core]),
     ]
 )

@@ -23,7 +23,7 @@ for arg in "$@"; do
   esac
 done
 all=(FuzzRequestTarget FuzzSignature FuzzJSON FuzzPresenceState FuzzKeysetSpec FuzzHookReply FuzzCBOR FuzzCBORJSON
-     FuzzToken FuzzPattern FuzzRESP)
+     FuzzToken FuzzPattern FuzzRESP FuzzClusterRecord FuzzFilter)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 dictionary() {
@@ -32,6 +32,7 @@ dictionary() {
     FuzzJSON|FuzzPresenceState|FuzzKeysetSpec|FuzzHookReply|FuzzCBORJSON) echo Fuzz/dictionaries/json.dict ;;
     FuzzToken) echo Fuzz/dictionaries/token.dict ;;
     FuzzPattern) echo Fuzz/dictionaries/pattern.dict ;;
+    FuzzFilter) echo Fuzz/dictionaries/filter.dict ;;
   esac
 }
 
