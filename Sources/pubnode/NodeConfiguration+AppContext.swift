@@ -31,7 +31,8 @@ extension NodeConfiguration {
         var rest = item
         if let value = rest.removeValue(forKey: "appContextEvents") {
             guard let flag = Setting.jsonBoolean(value) else {
-                throw ConfigurationError("keyset \(subscribeKey): appContextEvents must be true or false (got \(Setting.text(of: value)))")
+                throw ConfigurationError("keyset \(subscribeKey): appContextEvents must be true or false "
+                                         + "(got \(Setting.text(of: value).prefix(40)))")
             }
             appContextEventOverrides[subscribeKey] = flag
         }

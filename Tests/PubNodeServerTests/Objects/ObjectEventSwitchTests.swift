@@ -37,7 +37,7 @@ final class ObjectEventSwitchTests: XCTestCase {
 
         let published = try node.publish("room", #""hello""#)
         let answer = try XCTUnwrap(poll.response())
-        XCTAssertEqual(answer.json["m"]?.arrayValue?.count, 1, answer.text)
+        XCTAssertEqual(answer.json["m"]?.arrayValue.count, 1, answer.text)
         XCTAssertEqual(answer.json["m"]?[0]?["d"], .string("hello"), "the first thing delivered is the ordinary message")
 
         let next = try XCTUnwrap(answer.json["t"]?["t"]?.stringValue)
