@@ -15,20 +15,26 @@ public struct Keyset: Sendable, Equatable, Hashable, Codable {
     public var accessManager: Bool
     /// This keyset's rate limits; nil (or nil fields) falls back to the node's defaults.
     public var rateLimits: RateLimits?
+    /// Whether App Context changes (uuid and channel metadata, memberships) are announced to
+    /// subscribers as `e: 2` events. Off by default, as on PubNub, where each kind is enabled per
+    /// keyset: some SDKs (the Python SDK 10.8.0) stop receiving after the first such event.
+    public var appContextEvents: Bool
 
     /// Creates a key pair; Access Manager is on when a secret is given unless `accessManager` says otherwise.
     public init(publishKey: String, subscribeKey: String, secretKey: String? = nil, accessManager: Bool? = nil,
-                rateLimits: RateLimits? = nil, presence: PresenceSettings.Overrides = .init()) {
+                rateLimits: RateLimits? = nil, presence: PresenceSettings.Overrides = .init(),
+                appContextEvents: Bool = false) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.secretKey = secretKey
         self.accessManager = accessManager ?? (secretKey != nil)
         self.rateLimits = rateLimits
         self.presence = presence
+        self.appContextEvents = appContextEvents
     }
 
-    /// Decodes a key pair; `presence`, `secretKey`, `accessManager` and `rateLimits` may be absent (Access Manager
-    /// then follows the presence of a secret).
+    /// Decodes a key pair; `presence`, `secretKey`, `accessManager`, `rateLimits` and `appContextEvents` may be
+    /// absent (Access Manager then follows the presence of a secret; App Context events are off).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         publishKey = try container.decode(String.self, forKey: .publishKey)
@@ -37,6 +43,7 @@ public struct Keyset: Sendable, Equatable, Hashable, Codable {
         secretKey = try container.decodeIfPresent(String.self, forKey: .secretKey)
         accessManager = try container.decodeIfPresent(Bool.self, forKey: .accessManager) ?? (secretKey != nil)
         rateLimits = try container.decodeIfPresent(RateLimits.self, forKey: .rateLimits)
+        appContextEvents = try container.decodeIfPresent(Bool.self, forKey: .appContextEvents) ?? false
     }
 
     /// The embedded default: an open `demo`/`demo` keyset.

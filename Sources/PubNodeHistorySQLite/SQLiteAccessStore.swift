@@ -53,6 +53,10 @@ public final class SQLiteAccessStore: AccessStore {
                 );
                 """)
         }
+        // App Context events are opt-in per keyset: keysets stored before the column existed keep them off.
+        migrator.registerMigration("v2-app-context-events") { db in
+            try db.execute(sql: "ALTER TABLE keyset ADD COLUMN app_context_events INTEGER NOT NULL DEFAULT 0")
+        }
         try run { try migrator.migrate(writer) }
     }
 
@@ -65,7 +69,8 @@ public final class SQLiteAccessStore: AccessStore {
                                             requestsPerSecond: row["requests_per_second"])
                     return StoredKeyset(keyset: Keyset(publishKey: row["publish_key"], subscribeKey: row["subscribe_key"],
                                                        secretKey: row["secret_key"], accessManager: row["access_manager"],
-                                                       rateLimits: limits == .unlimited ? nil : limits),
+                                                       rateLimits: limits == .unlimited ? nil : limits,
+                                                       appContextEvents: row["app_context_events"]),
                                         disabled: row["disabled"])
                 }
             }
@@ -79,11 +84,11 @@ public final class SQLiteAccessStore: AccessStore {
             try writer.write { db in
                 try db.execute(sql: """
                     INSERT OR REPLACE INTO keyset (subscribe_key, publish_key, secret_key, access_manager, disabled,
-                                                   publishes_per_second, requests_per_second)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                                                   publishes_per_second, requests_per_second, app_context_events)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [keyset.subscribeKey, keyset.publishKey, keyset.secretKey, keyset.accessManager,
                                      stored.disabled, keyset.rateLimits?.publishesPerSecond,
-                                     keyset.rateLimits?.requestsPerSecond])
+                                     keyset.rateLimits?.requestsPerSecond, keyset.appContextEvents])
             }
         }
     }

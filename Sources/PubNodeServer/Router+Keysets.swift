@@ -4,8 +4,8 @@ import PubNodeCore
 extension Router {
     /// The tenants API, behind `Authorization: Bearer <adminToken>`:
     /// - `GET /v1/admin/keysets`: every keyset, secrets left out;
-    /// - `POST /v1/admin/keysets` (optional body `{"accessManager":…,"publishKey":…,"subscribeKey":…,
-    ///   "rateLimits":{"publishesPerSecond":…,"requestsPerSecond":…}}`):
+    /// - `POST /v1/admin/keysets` (optional body `{"accessManager":…,"appContextEvents":…,"publishKey":…,
+    ///   "subscribeKey":…,"rateLimits":{"publishesPerSecond":…,"requestsPerSecond":…}}`):
     ///   creates one and answers its three keys, the only time the secret is shown with `rotate`;
     /// - `POST /v1/admin/keysets/{sub}/rotate|disable|enable`;
     /// - `DELETE /v1/admin/keysets/{sub}`: deletes it with everything it holds.
@@ -46,7 +46,8 @@ extension Router {
             #""subscribeKey":\#(JSONText.string(keyset.subscribeKey))"#,
         ]
         if let secret = keyset.secretKey { fields.append(#""secretKey":\#(JSONText.string(secret))"#) }
-        fields += [#""accessManager":\#(keyset.accessManager)"#, #""disabled":\#(info.disabled)"#,
+        fields += [#""accessManager":\#(keyset.accessManager)"#, #""appContextEvents":\#(keyset.appContextEvents)"#,
+                   #""disabled":\#(info.disabled)"#,
                    #""origin":"\#(info.origin.rawValue)""#]
         var limits: [String] = []
         if let rate = keyset.rateLimits?.publishesPerSecond { limits.append(#""publishesPerSecond":\#(Self.number(rate))"#) }

@@ -4,20 +4,24 @@ import PubNodeCore
 extension NodeConfiguration {
     /// `keysets`: `pub:sub[:secret]` entries. The flag repeats, the environment takes a
     /// comma-separated list, the file an array of `{"publishKey":…,"subscribeKey":…}` objects with
-    /// optional `secretKey`, `accessManager` and overrides. A secret turns Access Manager on
-    /// (in the file, unless `"accessManager":false`).
+    /// optional `secretKey`, `accessManager`, `appContextEvents` and overrides. A secret turns Access
+    /// Manager on (in the file, unless `"accessManager":false`).
     static let keysetsSetting = Setting(
         key: "keysets", flag: "keyset", environment: "PUBNODE_KEYSETS", allowed: "pub:sub[:secret][,…]",
         help: "Keysets served, publishKey:subscribeKey[:secretKey] (a secret turns Access Manager on); repeat for several (replaces demo:demo).",
         repeatable: true,
-        parse: { config, value throws(ConfigurationError) in config.keysets = try parseKeysets(value) },
+        parse: { config, value throws(ConfigurationError) in
+            config.keysets = try parseKeysets(value)
+            config.applyAppContextEvents()
+        },
         readJSON: { config, value throws(ConfigurationError) in
             guard let items = value as? [[String: Any]], !items.isEmpty else {
                 throw ConfigurationError("keysets must be a non-empty array of {publishKey, subscribeKey}")
             }
             config.keysets = try items.map { item throws(ConfigurationError) in
-                try keyset(config.history.take(from: item))
+                try keyset(config.takeAppContextEvents(from: config.history.take(from: item)))
             }
+            config.applyAppContextEvents()
         },
         render: { $0.keysets.map { "\($0.publishKey):\($0.subscribeKey)" + ($0.secretKey == nil ? "" : ":(secret)") }
             .joined(separator: ",") })

@@ -30,6 +30,7 @@ extension NodeConfiguration {
         .integer("eventLoopThreads", flag: "event-loop-threads", environment: "PUBNODE_EVENT_LOOP_THREADS",
                  \.eventLoopThreads, in: 0...256, help: "Event-loop threads; 0 = one per core."),
         keysetsSetting,
+        appContextEventsSetting,
         .limit("bufferSize", flag: "buffer-size", environment: "PUBNODE_BUFFER_SIZE", \.limits.bufferSize,
                help: "Messages kept per channel."),
         .limit("messagesPerResponse", flag: "messages-per-response", environment: "PUBNODE_MESSAGES_PER_RESPONSE",

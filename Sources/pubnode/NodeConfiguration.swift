@@ -24,6 +24,10 @@ struct NodeConfiguration: Sendable, Equatable {
     var eventLoopThreads = 0
     /// The key pairs served; the embedded default is the open `demo`/`demo` keyset.
     var keysets: [Keyset] = [.demo]
+    /// Whether configured keysets announce App Context changes (`e: 2` events) unless their entry says otherwise.
+    var appContextEvents = false
+    /// Keyset entries' own `appContextEvents`, by subscribe key.
+    var appContextEventOverrides: [String: Bool] = [:]
     /// Limits shared by every keyset.
     var limits = Limits()
     /// Seconds between channel sweeps (expired buffered messages, idle channels).

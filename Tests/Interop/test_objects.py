@@ -1,7 +1,10 @@
 """App Context (objects v2) with the official SDK: uuid and channel metadata, memberships and
-members, paging, If-Match, and the listener's uuid/channel/membership events."""
+members, paging, If-Match, the listener's uuid/channel/membership events on a node that enables
+them, and a default node (events off) on which an SDK subscriber is never broken by them."""
 
 import queue
+
+import pytest
 
 from pubnub.endpoints.objects_v2.objects_endpoint import ObjectsEndpoint
 from pubnub.models.consumer.objects_v2.channel_members import PNUUID
@@ -9,7 +12,7 @@ from pubnub.models.consumer.objects_v2.memberships import PNChannelMembership
 from pubnub.models.consumer.objects_v2.page import Next, Previous
 from pubnub.models.subscription import PNEventEmitter
 
-from conftest import WAIT, Listener, expect_http_error, uniq
+from conftest import WAIT, Listener, expect_http_error, own_node, uniq
 
 
 class ObjectsListener(Listener):
@@ -144,7 +147,16 @@ def test_memberships_and_members(node):
     assert [item["channel"]["id"] for item in left.data] == [two]
 
 
-def test_listener_receives_uuid_channel_and_membership_events(node, monkeypatch):
+@pytest.fixture(scope="module")
+def events_node():
+    """A node that announces App Context changes (`e: 2`), as a PubNub keyset with the
+    User/Channel Metadata and Membership Events enabled does."""
+    with own_node("--app-context-events", "true") as node:
+        yield node
+
+
+def test_listener_receives_uuid_channel_and_membership_events(events_node, monkeypatch):
+    node = events_node
     # SDK 10.8.0 routes even the legacy subscribe through subscription objects whose event emitter
     # has no uuid/channel/membership methods: the first App Context event (from PubNub as from
     # this node) raises AttributeError in its message worker, which then stops, before the
@@ -177,3 +189,24 @@ def test_listener_receives_uuid_channel_and_membership_events(node, monkeypatch)
     writer.remove_channel_metadata().channel(channel).sync()
     event = listener.channels.get(timeout=WAIT)
     assert event.event == "delete" and event.data == {"id": channel}
+
+
+def test_a_default_node_never_breaks_an_sdk_subscriber_with_app_context_events(node):
+    # No monkeypatching: with App Context events off (the default, as on PubNub), another
+    # client's metadata and membership changes reach no subscriber, so the SDK's message worker
+    # (which dies on an App Context event) keeps delivering what is published afterwards.
+    writer = node.client("writer")
+    subscriber = node.client("subscriber")
+    channel = uniq("quietch")
+    listener = node.subscribe(subscriber, [channel, subscriber.config.user_id])
+
+    writer.set_channel_metadata().channel(channel).set_name("Room").sync()
+    writer.set_uuid_metadata().uuid(subscriber.config.user_id).set_name("Sub").sync()
+    writer.set_memberships().uuid(subscriber.config.user_id).channel_memberships([PNChannelMembership.channel(channel)]).sync()
+    writer.remove_channel_metadata().channel(channel).sync()
+    for n in range(3):
+        writer.publish().channel(channel).message({"n": n}).sync()
+
+    received = listener.take_messages(3)
+    assert [m.message for m in received] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    assert all(m.channel == channel for m in received)

@@ -24,6 +24,8 @@ public final class ServedKeyset: Sendable {
     public let publishKey: String
     /// Whether Access Manager guards the keyset.
     public let accessManager: Bool
+    /// Whether App Context changes are announced as `e: 2` events (off unless the keyset enables them).
+    public let appContextEvents: Bool
     /// Where it comes from.
     public let origin: Origin
     /// Its presence overrides.
@@ -57,6 +59,7 @@ public final class ServedKeyset: Sendable {
         publishKeys = Set(keysets.map(\.publishKey))
         publishKey = first.publishKey
         accessManager = keysets.contains { $0.accessManager }
+        appContextEvents = keysets.contains { $0.appContextEvents }
         self.origin = origin
         presenceOverrides = first.presence
         rateLimits = first.rateLimits
@@ -87,7 +90,7 @@ public final class ServedKeyset: Sendable {
     /// to create and rotate).
     public var keyset: Keyset {
         Keyset(publishKey: publishKey, subscribeKey: subscribeKey, secretKey: secretKey, accessManager: accessManager,
-               rateLimits: rateLimits, presence: presenceOverrides)
+               rateLimits: rateLimits, presence: presenceOverrides, appContextEvents: appContextEvents)
     }
 
     func setDisabled(_ disabled: Bool) {

@@ -40,14 +40,17 @@ public struct KeysetSpec: Sendable, Equatable {
     public var accessManager: Bool
     /// Its rate limits (nil: the node's defaults).
     public var rateLimits: RateLimits?
+    /// Whether App Context changes are announced as `e: 2` events (off by default).
+    public var appContextEvents: Bool
 
     /// Describes a keyset to create.
     public init(publishKey: String? = nil, subscribeKey: String? = nil, accessManager: Bool = true,
-                rateLimits: RateLimits? = nil) {
+                rateLimits: RateLimits? = nil, appContextEvents: Bool = false) {
         self.publishKey = publishKey
         self.subscribeKey = subscribeKey
         self.accessManager = accessManager
         self.rateLimits = rateLimits
+        self.appContextEvents = appContextEvents
     }
 }
 
@@ -77,7 +80,7 @@ public enum KeysetAdminResult: Sendable, Equatable {
 
 extension KeysetSpec {
     /// Reads the tenants API's create body: an optional JSON object with `publishKey`,
-    /// `subscribeKey` (strings), `accessManager` (boolean) and `rateLimits`
+    /// `subscribeKey` (strings), `accessManager` and `appContextEvents` (booleans) and `rateLimits`
     /// (`{"publishesPerSecond":N,"requestsPerSecond":N}`); an empty body asks for defaults.
     public init(json body: [UInt8]) throws(PubNodeError) {
         self.init()
@@ -90,6 +93,7 @@ extension KeysetSpec {
             case (.text("publishKey"), .text(let key)): publishKey = key
             case (.text("subscribeKey"), .text(let key)): subscribeKey = key
             case (.text("accessManager"), .bool(let on)): accessManager = on
+            case (.text("appContextEvents"), .bool(let on)): appContextEvents = on
             case (.text("rateLimits"), .map(let limits)):
                 var parsed = RateLimits()
                 for limit in limits {

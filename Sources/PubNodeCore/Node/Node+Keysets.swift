@@ -61,7 +61,7 @@ extension Node {
         let keyset = Keyset(publishKey: spec.publishKey ?? KeyGenerator.key(prefix: "pub-c-"),
                             subscribeKey: spec.subscribeKey ?? KeyGenerator.key(prefix: "sub-c-"),
                             secretKey: KeyGenerator.key(prefix: "sec-c-"), accessManager: spec.accessManager,
-                            rateLimits: spec.rateLimits)
+                            rateLimits: spec.rateLimits, appContextEvents: spec.appContextEvents)
         guard registry.keyset(keyset.subscribeKey) == nil else {
             throw .invalidParameter("subscribe key '\(keyset.subscribeKey)' is already served")
         }

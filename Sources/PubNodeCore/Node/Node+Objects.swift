@@ -102,9 +102,11 @@ extension Node {
     }
 
     /// Publishes an App Context event (`e: 2`) on `channel`:
-    /// `{"source":"objects","version":"2.0","event":…,"type":…,"data":…}`.
+    /// `{"source":"objects","version":"2.0","event":…,"type":…,"data":…}`, when the keyset enables
+    /// App Context events (`Keyset.appContextEvents`); otherwise does nothing.
     func announce(event: String, type: String, channel: String, on keyset: ServedKeyset,
                   data: (inout [UInt8]) -> Void) {
+        guard keyset.appContextEvents else { return }
         var payload = Array(#"{"source":"objects","version":"2.0","event":"\#(event)","type":"\#(type)","data":"#.utf8)
         data(&payload)
         payload.append(UInt8(ascii: "}"))

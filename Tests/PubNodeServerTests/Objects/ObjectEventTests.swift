@@ -4,10 +4,12 @@ import PubNodeServer
 import PubNodeTestSupport
 import XCTest
 
-/// App Context changes reach subscribers as `e: 2` events, and every endpoint authorizes once.
+/// App Context changes reach subscribers as `e: 2` events on a keyset that enables them, and every
+/// endpoint authorizes once.
 final class ObjectEventTests: XCTestCase {
     func testEventsReachAParkedSubscriberWithTheExactEnvelope() async throws {
-        let socket = try await SocketNode.start(Node())
+        let socket = try await SocketNode.start(Node(keysets: [Keyset(publishKey: "demo", subscribeKey: "demo",
+                                                                      appContextEvents: true)]))
         let handshake = try XCTUnwrap(socket.get("/v2/subscribe/demo/u1,room/0?tt=0"))
         let cursor = try XCTUnwrap(handshake.json["t"]?["t"]?.stringValue)
         let subscriber = try RawSocket(port: socket.port)
