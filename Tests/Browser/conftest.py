@@ -17,6 +17,7 @@ import uuid
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -77,7 +78,9 @@ def driver():
 
 @pytest.fixture(scope="session")
 def wait(driver):
-    return WebDriverWait(driver, WAIT)
+    # The console re-renders its tables with every stats sample: an element found a moment ago may
+    # be replaced before it is read, which only means "look again".
+    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,))
 
 
 @pytest.fixture(scope="session")
