@@ -5,17 +5,7 @@ import XCTest
 
 /// The decoder against what a real `redis-server` writes: random binary strings of every size and
 /// random nested arrays built by a Lua script, read back through pipelined commands.
-final class RESPDifferentialTests: XCTestCase {
-    private var server: RedisServerProcess!
-
-    override func setUpWithError() throws {
-        server = try RedisServerProcess.start()
-    }
-
-    override func tearDown() {
-        server?.destroy()
-    }
-
+final class RESPDifferentialTests: RedisServerTestCase {
     func testRandomRepliesDecodeToWhatWasStored() async throws {
         let redis = try await RedisConnection.connect(to: RedisAddress(url: server.url), on: MultiThreadedEventLoopGroup.singleton)
         var random = SplitMix(seed: 0x5EED)

@@ -5,22 +5,7 @@ import PubNodeCore
 import XCTest
 
 /// The channel log against a real `redis-server`: timetokens, trimming, catch-up and pushes.
-final class RedisChannelLogTests: XCTestCase {
-    private var server: RedisServerProcess!
-    private let group = MultiThreadedEventLoopGroup.singleton
-
-    override func setUpWithError() throws {
-        server = try RedisServerProcess.start()
-    }
-
-    override func tearDown() {
-        server?.destroy()
-    }
-
-    private func connect() async throws -> RedisConnection {
-        try await RedisConnection.connect(to: RedisAddress(url: server.url), on: group)
-    }
-
+final class RedisChannelLogTests: RedisServerTestCase {
     private func record(_ text: String) -> ClusterRecord {
         ClusterRecord(draft: PublishDraft(channel: "c", payload: Array("\"\(text)\"".utf8)), publishedAtNanoseconds: 1)
     }

@@ -4,22 +4,7 @@ import NIOPosix
 import XCTest
 
 /// The connections against a real `redis-server`.
-final class RedisConnectionTests: XCTestCase {
-    private var server: RedisServerProcess!
-    private let group = MultiThreadedEventLoopGroup.singleton
-
-    override func setUpWithError() throws {
-        server = try RedisServerProcess.start()
-    }
-
-    override func tearDown() {
-        server?.destroy()
-    }
-
-    private func connect() async throws -> RedisConnection {
-        try await RedisConnection.connect(to: RedisAddress(url: server.url), on: group)
-    }
-
+final class RedisConnectionTests: RedisServerTestCase {
     func testCommandsRoundTripBinarySafe() async throws {
         let redis = try await connect()
         let payload = ByteBuffer(bytes: [0, 13, 10, 255, 36, 42])

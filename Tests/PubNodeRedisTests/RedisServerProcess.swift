@@ -1,4 +1,6 @@
 import Foundation
+import NIOPosix
+import PubNodeRedis
 import XCTest
 
 /// A throwaway `redis-server` on loopback, in a temporary directory, stopped when the test ends.
@@ -103,4 +105,25 @@ final class LockedText: @unchecked Sendable {
 
     /// The text so far.
     var text: String { lock.withLock { value } }
+}
+
+/// A test case with its own `redis-server` for each test, started before and destroyed after.
+class RedisServerTestCase: XCTestCase {
+    /// The server of the running test.
+    var server: RedisServerProcess!
+    /// The event loops connections use.
+    let group = MultiThreadedEventLoopGroup.singleton
+
+    override func setUpWithError() throws {
+        server = try RedisServerProcess.start()
+    }
+
+    override func tearDown() {
+        server?.destroy()
+    }
+
+    /// A new connection to this test's server.
+    func connect() async throws -> RedisConnection {
+        try await RedisConnection.connect(to: RedisAddress(url: server.url), on: group)
+    }
 }
