@@ -32,7 +32,7 @@ public struct Console: Sendable {
                 let written = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    if errno == EPIPE { Console.closed.withLock { $0.insert(fileDescriptor) } }
+                    if errno == EPIPE { _ = Console.closed.withLock { $0.insert(fileDescriptor) } }
                     return
                 }
                 offset += written

@@ -58,9 +58,9 @@ extension Node {
             (operation, resources) = (.listGroups, [])
         case .listChannels(let group):
             (operation, resources) = (.listGroupChannels, [.init(.group, group, .read)])
-        case .add(let group, let channels):
+        case .add(let group, _):
             (operation, resources) = (.addGroupChannels, [.init(.group, group, .manage)])
-        case .remove(let group, let channels):
+        case .remove(let group, _):
             (operation, resources) = (.removeGroupChannels, [.init(.group, group, .manage)])
         case .delete(let group):
             (operation, resources) = (.deleteGroup, [.init(.group, group, .manage)])
@@ -75,9 +75,9 @@ extension Node {
             return .groups(Array(names.prefix(limit)), next: names[limit - 1])
         case .listChannels(let group):
             return .channels(group: group, try broker.channels(inGroup: group))
-        case .add(let group, let channels):
+        case .add(let group, _):
             try broker.addChannels(channels, toGroup: group)
-        case .remove(let group, let channels):
+        case .remove(let group, _):
             try broker.removeChannels(channels, fromGroup: group)
         case .delete(let group):
             try broker.deleteGroup(group)
