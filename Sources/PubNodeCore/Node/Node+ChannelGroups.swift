@@ -75,9 +75,9 @@ extension Node {
             return .groups(Array(names.prefix(limit)), next: names[limit - 1])
         case .listChannels(let group):
             return .channels(group: group, try broker.channels(inGroup: group))
-        case .add(let group, _):
+        case .add(let group, let channels):
             try broker.addChannels(channels, toGroup: group)
-        case .remove(let group, _):
+        case .remove(let group, let channels):
             try broker.removeChannels(channels, fromGroup: group)
         case .delete(let group):
             try broker.deleteGroup(group)
