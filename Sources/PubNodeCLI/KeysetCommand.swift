@@ -87,6 +87,9 @@ public struct KeysetCreateCommand: AsyncParsableCommand {
     /// Whether Access Manager checks the keyset's requests.
     @Flag(name: .customLong("access-manager"), help: "Require tokens or signatures on its requests.")
     public var accessManager = false
+    /// Whether App Context changes are announced as events.
+    @Flag(name: .customLong("app-context-events"), help: "Announce App Context changes to subscribers (e: 2 events).")
+    public var appContextEvents = false
     /// Publish rate limit.
     @Option(name: .customLong("publishes-per-second"), help: "Publishes admitted per second.") public var publishesPerSecond: Int?
     /// Request rate limit.
@@ -101,7 +104,8 @@ public struct KeysetCreateCommand: AsyncParsableCommand {
         let limits = publishesPerSecond == nil && requestsPerSecond == nil ? nil
             : KeysetRateLimits(publishesPerSecond: publishesPerSecond, requestsPerSecond: requestsPerSecond)
         let keyset = try await global.request { client async throws(PubNodeClientError) in
-            try await client.createKeyset(adminToken: token, accessManager: accessManager, rateLimits: limits)
+            try await client.createKeyset(adminToken: token, accessManager: accessManager, rateLimits: limits,
+                                          appContextEvents: appContextEvents)
         }
         KeysetOutput.print(keyset, global: global)
     }

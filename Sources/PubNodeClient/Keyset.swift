@@ -10,6 +10,8 @@ public struct Keyset: Sendable, Equatable {
     public var secretKey: String?
     /// Whether Access Manager checks its requests.
     public var accessManager: Bool
+    /// Whether App Context changes are announced to subscribers as `e: 2` events.
+    public var appContextEvents: Bool
     /// Whether it is disabled (its requests refused).
     public var disabled: Bool
     /// Where it comes from: `"created"` at run time, or the node's configuration.
@@ -27,6 +29,7 @@ public struct Keyset: Sendable, Equatable {
         self.subscribeKey = subscribeKey
         self.secretKey = json["secretKey"]?.stringValue
         self.accessManager = json["accessManager"]?.boolValue ?? false
+        self.appContextEvents = json["appContextEvents"]?.boolValue ?? false
         self.disabled = json["disabled"]?.boolValue ?? false
         self.origin = json["origin"]?.stringValue ?? ""
         self.rateLimits = json["rateLimits"].flatMap { $0 == .null ? nil : KeysetRateLimits(json: $0) }

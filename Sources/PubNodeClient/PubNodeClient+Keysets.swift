@@ -3,9 +3,9 @@ import Foundation
 extension PubNodeClient {
     /// Creates a keyset (tenant) on the node; the answer is the only place, with `rotateSecretKey`,
     /// where its secret key is shown.
-    public func createKeyset(adminToken: String, accessManager: Bool = false,
-                             rateLimits: KeysetRateLimits? = nil) async throws(PubNodeClientError) -> Keyset {
-        var body: [String: JSONValue] = ["accessManager": .bool(accessManager)]
+    public func createKeyset(adminToken: String, accessManager: Bool = false, rateLimits: KeysetRateLimits? = nil,
+                             appContextEvents: Bool = false) async throws(PubNodeClientError) -> Keyset {
+        var body: [String: JSONValue] = ["accessManager": .bool(accessManager), "appContextEvents": .bool(appContextEvents)]
         if let rateLimits { body["rateLimits"] = rateLimits.json }
         return try keyset(try await admin(["keysets"], method: "POST", token: adminToken, body: .object(body)))
     }
