@@ -87,17 +87,21 @@ public final class SQLiteMessageActionStore: MessageActionStore {
         }
     }
 
-    /// The unexpired actions of the messages in `messages`, by message then action timetoken.
-    public func actions(subscribeKey: String, channel: String, messages: ClosedRange<UInt64>, now: UInt64)
+    /// The unexpired actions of exactly the messages `messages`, by message then action timetoken.
+    public func actions(subscribeKey: String, channel: String, messages: [UInt64], now: UInt64)
         throws(HistoryError) -> [MessageAction] {
-        try run { () throws -> [MessageAction] in
+        guard !messages.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: messages.count).joined(separator: ",")
+        var arguments: StatementArguments = [subscribeKey, channel]
+        arguments += StatementArguments(messages.map(HistoryDatabase.integer))
+        arguments += [HistoryDatabase.integer(now)]
+        return try run { () throws -> [MessageAction] in
             try database.writer.read { db in
                 try Self.decode(Row.fetchCursor(db, sql: Self.select + """
-                    WHERE subscribe_key = ? AND channel = ? AND message_tt BETWEEN ? AND ?
+                    WHERE subscribe_key = ? AND channel = ? AND message_tt IN (\(placeholders))
                         AND (expires_at IS NULL OR expires_at > ?)
                     ORDER BY message_tt, action_tt
-                    """, arguments: [subscribeKey, channel, HistoryDatabase.integer(messages.lowerBound),
-                                     HistoryDatabase.integer(messages.upperBound), HistoryDatabase.integer(now)]))
+                    """, arguments: arguments))
             }
         }
     }

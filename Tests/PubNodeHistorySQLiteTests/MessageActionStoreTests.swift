@@ -69,7 +69,11 @@ final class MessageActionStoreTests: XCTestCase {
             XCTAssertEqual(try page(HistoryRange(start: Timetoken(8)), 3), [5, 6, 7], name)
             XCTAssertEqual(try page(HistoryRange(start: Timetoken(8), end: Timetoken(6)), 10), [6, 7], name)
             XCTAssertEqual(try page(HistoryRange(end: Timetoken(9)), 10), [9, 10], name)
-            XCTAssertEqual(try store.actions(subscribeKey: "demo", channel: "ch", messages: 100...100, now: 0).count, 10, name)
+            XCTAssertEqual(try store.actions(subscribeKey: "demo", channel: "ch", messages: [100], now: 0).count, 10, name)
+            // Actions on a timetoken between two pages' messages (no message of its own) are not read.
+            _ = try store.add(action(50, message: 150), limit: 10, now: 0)
+            XCTAssertEqual(try store.actions(subscribeKey: "demo", channel: "ch", messages: [100, 200], now: 0)
+                .map(\.messageTimetoken.rawValue), Array(repeating: 100, count: 10), name)
         }
     }
 
@@ -81,7 +85,7 @@ final class MessageActionStoreTests: XCTestCase {
             // start exclusive, end inclusive: messages 200 ≤ t < 300.
             XCTAssertEqual(try store.delete(subscribeKey: "demo", channel: "ch",
                                             messages: HistoryRange(start: Timetoken(300), end: Timetoken(200))), 1, name)
-            XCTAssertEqual(try store.actions(subscribeKey: "demo", channel: "ch", messages: 0...1000, now: 0)
+            XCTAssertEqual(try store.actions(subscribeKey: "demo", channel: "ch", messages: [100, 200, 300, 400], now: 0)
                 .map(\.messageTimetoken.rawValue), [100, 300], name)
         }
     }

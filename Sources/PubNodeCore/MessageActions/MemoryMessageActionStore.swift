@@ -77,10 +77,11 @@ public final class MemoryMessageActionStore: MessageActionStore {
         return Array(live(subscribeKey, channel, now).filter { range.contains($0.actionTimetoken) }.suffix(limit))
     }
 
-    /// The unexpired actions of the messages in `messages`, by message then action timetoken.
-    public func actions(subscribeKey: String, channel: String, messages: ClosedRange<UInt64>, now: UInt64)
+    /// The unexpired actions of exactly the messages `messages`, by message then action timetoken.
+    public func actions(subscribeKey: String, channel: String, messages: [UInt64], now: UInt64)
         throws(HistoryError) -> [MessageAction] {
-        live(subscribeKey, channel, now).filter { messages.contains($0.messageTimetoken.rawValue) }
+        let wanted = Set(messages)
+        return live(subscribeKey, channel, now).filter { wanted.contains($0.messageTimetoken.rawValue) }
             .sorted { ($0.messageTimetoken, $0.actionTimetoken) < ($1.messageTimetoken, $1.actionTimetoken) }
     }
 

@@ -14,9 +14,10 @@ public protocol MessageActionStore: Sendable {
     /// them, returned oldest first.
     func actions(subscribeKey: String, channel: String, range: HistoryRange, limit: Int, now: UInt64)
         throws(HistoryError) -> [MessageAction]
-    /// Every unexpired action of the channel's messages whose timetokens lie in `messages`
-    /// (inclusive), ordered by message, then action timetoken.
-    func actions(subscribeKey: String, channel: String, messages: ClosedRange<UInt64>, now: UInt64)
+    /// Every unexpired action of exactly the channel's messages `messages` (timetokens, a page of
+    /// history: at most 25), ordered by message, then action timetoken. Actions added to
+    /// timetokens that are no message are never read here.
+    func actions(subscribeKey: String, channel: String, messages: [UInt64], now: UInt64)
         throws(HistoryError) -> [MessageAction]
     /// Deletes the actions of the channel's messages whose timetokens lie in `range` (the messages
     /// were deleted); returns how many.

@@ -62,12 +62,12 @@ extension Node {
             var pages: [HistoryPage] = []
             for channel in channels {
                 let messages = try history.fetch(subscribeKey: request.subscribeKey, channel: channel, query: request.query)
-                guard let first = messages.first, let last = messages.last else { continue }
+                guard !messages.isEmpty else { continue }
                 var page = HistoryPage(channel: channel, messages: messages)
                 if withActions {
                     do throws(HistoryError) {
                         page.actions = try actions.actions(subscribeKey: request.subscribeKey, channel: channel,
-                                                           messages: first.timetoken.rawValue...last.timetoken.rawValue,
+                                                           messages: messages.map(\.timetoken.rawValue),
                                                            now: history.clock.nowNanoseconds())
                     } catch { throw .storageFailed(error.description) }
                 }

@@ -77,7 +77,8 @@ extension Node {
     /// Deletes in the order that never leaves a keyset's history behind it: the keyset is
     /// refused at once, its history is purged while it still exists (a failure leaves it there,
     /// disabled, for the operator to delete again), then it is forgotten everywhere, and anything a
-    /// publish authorized just before the refusal stored meanwhile is purged once more.
+    /// publish, message action or App Context change authorized just before the refusal stored
+    /// meanwhile is purged once more.
     private func delete(_ keyset: ServedKeyset) async throws(PubNodeError) {
         let subscribeKey = keyset.subscribeKey
         keyset.setDisabled(true)
@@ -93,6 +94,10 @@ extension Node {
         presence.close(subscribeKey)
         access.forget(subscribeKey)
         try await purgeHistory(subscribeKey)
+        // An App Context change authorized just before the refusal may have been stored meanwhile.
+        do { try objects.deleteKeyset(subscribeKey) } catch {
+            throw .storageFailed("the keyset's App Context objects could not be deleted: \(error)")
+        }
     }
 
     private func purgeHistory(_ subscribeKey: String) async throws(PubNodeError) {
