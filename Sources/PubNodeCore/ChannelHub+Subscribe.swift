@@ -25,12 +25,15 @@ extension ChannelHub {
         var seen = Set<Timetoken>()
         var out: [Delivery] = []
         var gaps: [ChannelGap] = []
+        var gapChannels = Set<String>()
         func gather(_ channel: String, match: String?) {
             guard let state = channels.get(channel) else { return }
-            let found = state.inner.withLock { inner in
-                if let gap = inner.ring.gap(after: cursor, channel: channel), !gaps.contains(gap) { gaps.append(gap) }
-                return Array(inner.ring.messages(after: cursor, limit: limits.messagesPerResponse))
+            let (found, gap) = state.inner.withLock { inner in
+                (Array(inner.ring.messages(after: cursor, limit: limits.messagesPerResponse)),
+                 inner.ring.gap(after: cursor, channel: channel))
             }
+            // A channel reached directly and through a group or pattern is named once.
+            if let gap, gapChannels.insert(channel).inserted { gaps.append(gap) }
             for message in found where message.timetoken <= horizon && seen.insert(message.timetoken).inserted {
                 out.append(Delivery(message: message, match: match))
             }

@@ -67,7 +67,9 @@ extension PubNodeHTTPHandler {
     }
 
     /// How many wholly filtered-out batches one park passes over before answering an empty one.
-    private static let maxFilteredRounds = 64
+    /// Each round evaluates up to a response's worth of messages on the event loop, so this stays
+    /// small: a filter that rejects more answers empty with the moved cursor, and the client polls again.
+    private static let maxFilteredRounds = 4
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ longPoll: LongPoll) -> SharedAnswers.Key? {

@@ -31,8 +31,13 @@ public struct CompiledFilter: Sendable {
     /// Whether `document` satisfies the expression. Never throws: a missing field, a type
     /// mismatch, a division by zero or a non-finite result make the comparison concerned false.
     public func matches(_ document: FilterValue) -> Bool {
-        root.evaluate(in: document) == .bool(true)
+        var budget = Self.evaluationBudget
+        return root.evaluate(in: document, budget: &budget) == .bool(true)
     }
+
+    /// The work one evaluation may do (nodes visited plus bytes `LIKE`/`CONTAINS` scan); beyond
+    /// it the document does not match.
+    public static let evaluationBudget = 256 * 1024
 }
 
 /// The filter expression language shared by subscribe filters and App Context queries.

@@ -1,6 +1,13 @@
 extension FilterNode {
     /// The node's value in `document`; nil when a path is missing or arithmetic has no finite result.
-    func evaluate(in document: FilterValue) -> FilterValue? {
+    ///
+    /// `budget` bounds the work of one evaluation: every node costs one unit and every string
+    /// `LIKE` or `CONTAINS` scans costs its length. Once it is spent, every remaining node is
+    /// nil, so the filter does not match: a hostile expression over large messages cannot hold
+    /// an event loop.
+    func evaluate(in document: FilterValue, budget: inout Int) -> FilterValue? {
+        budget -= 1
+        guard budget >= 0 else { return nil }
         switch self {
         case .literal(let value):
             return value
@@ -14,31 +21,41 @@ extension FilterNode {
             }
             return value
         case .not(let operand):
-            return .bool(operand.evaluate(in: document) != .bool(true))
+            let value = operand.evaluate(in: document, budget: &budget)
+            // A spent budget is no answer, not a false one to negate.
+            guard budget >= 0 else { return nil }
+            return .bool(value != .bool(true))
         case .and(let terms):
-            return .bool(terms.allSatisfy { $0.evaluate(in: document) == .bool(true) })
+            for term in terms where term.evaluate(in: document, budget: &budget) != .bool(true) { return .bool(false) }
+            return .bool(true)
         case .or(let terms):
-            return .bool(terms.contains { $0.evaluate(in: document) == .bool(true) })
+            for term in terms where term.evaluate(in: document, budget: &budget) == .bool(true) { return .bool(true) }
+            return .bool(false)
         case .compare(let comparison, let left, let right):
-            guard let left = left.evaluate(in: document), let right = right.evaluate(in: document) else {
-                return .bool(comparison == .notEqual)
-            }
+            let (left, right) = (left.evaluate(in: document, budget: &budget), right.evaluate(in: document, budget: &budget))
+            guard budget >= 0 else { return nil }
+            guard let left, let right else { return .bool(comparison == .notEqual) }
             return .bool(Self.compare(comparison, left, right))
         case .like(let operand, let pattern):
-            guard case .string(let text)? = operand.evaluate(in: document) else { return .bool(false) }
+            guard case .string(let text)? = operand.evaluate(in: document, budget: &budget) else { return .bool(false) }
+            budget -= text.utf8.count
+            guard budget >= 0 else { return nil }
             return .bool(pattern.matches(text))
         case .contains(let container, let item):
-            guard let container = container.evaluate(in: document), let item = item.evaluate(in: document) else {
+            guard let container = container.evaluate(in: document, budget: &budget),
+                  let item = item.evaluate(in: document, budget: &budget) else {
                 return .bool(false)
             }
+            budget -= Self.scanCost(container) + Self.scanCost(item)
+            guard budget >= 0 else { return nil }
             return .bool(Self.contains(container, item))
         case .arithmetic(let operation, let left, let right):
-            guard case .number(let a)? = left.evaluate(in: document), case .number(let b)? = right.evaluate(in: document) else {
+            guard case .number(let a)? = left.evaluate(in: document, budget: &budget), case .number(let b)? = right.evaluate(in: document, budget: &budget) else {
                 return nil
             }
             return Self.arithmetic(operation, a, b).map(FilterValue.number)
         case .negate(let operand):
-            guard case .number(let value)? = operand.evaluate(in: document) else { return nil }
+            guard case .number(let value)? = operand.evaluate(in: document, budget: &budget) else { return nil }
             return .number(-value)
         }
     }
@@ -90,6 +107,15 @@ extension FilterNode {
         case .number(let number): return number
         case .string(let text) where text.utf8.count <= 64: return Double(text).flatMap { $0.isFinite ? $0 : nil }
         default: return nil
+        }
+    }
+
+    /// What `CONTAINS` may scan of a value: a string's length, an array's element count.
+    private static func scanCost(_ value: FilterValue) -> Int {
+        switch value {
+        case .string(let text): text.utf8.count
+        case .array(let elements): elements.count
+        default: 1
         }
     }
 

@@ -10,13 +10,18 @@ final class FilterDocument: Sendable {
 }
 
 extension PublishedMessage {
+    /// The largest `meta` or payload a filter reads, in bytes; a larger one reads as `null`.
+    /// The parsed document stays with the message while it is buffered and takes many times its
+    /// text's size, so this bounds what filtering can add to a channel's buffer.
+    public static let maxFilteredBytes = 4 * 1024
+
     /// `{"meta": <meta or null>, "data": <payload>}`, parsed on first use and shared by every
-    /// subscriber that filters this message (a payload or meta that cannot be parsed within
-    /// `FilterValue`'s bounds reads as `null`).
+    /// subscriber that filters this message (a payload or meta over `maxFilteredBytes`, or that
+    /// cannot be parsed within `FilterValue`'s bounds, reads as `null`).
     public var filterDocument: FilterValue {
         if let parsed = filterDocumentCache.load() { return parsed.value }
-        let meta = meta.flatMap { FilterValue.parse($0) } ?? .null
-        let data = FilterValue.parse(payload) ?? .null
+        let meta = meta.flatMap { $0.count <= Self.maxFilteredBytes ? FilterValue.parse($0) : nil } ?? .null
+        let data = payload.count <= Self.maxFilteredBytes ? FilterValue.parse(payload) ?? .null : .null
         let document = FilterDocument(value: .object(["meta": meta, "data": data]))
         return filterDocumentCache.storeIfNil(document).value
     }

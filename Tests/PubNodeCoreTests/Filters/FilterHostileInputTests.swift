@@ -75,3 +75,29 @@ final class FilterHostileInputTests: XCTestCase {
         XCTAssertTrue(matching.matches(document))
     }
 }
+
+/// The work of one evaluation and the size of what a filter reads are bounded.
+final class FilterEvaluationBoundsTests: XCTestCase {
+    func testAnExpensiveFilterOverALargeStringStopsAtItsBudgetWithoutMatching() throws {
+        let terms = (0..<120).map { _ in "t LIKE '*z*'" }.joined(separator: " || ")
+        let filter = try FilterExpression.compile(terms, mode: .message)
+        let large = FilterValue.object(["meta": .object(["t": .string(String(repeating: "a", count: 32_000))])])
+        XCTAssertFalse(filter.matches(large), "the budget runs out before any term matches")
+        let negated = try FilterExpression.compile("!(" + terms + ")", mode: .message)
+        XCTAssertFalse(negated.matches(large), "a spent budget is no answer: its negation does not match either")
+        let small = FilterValue.object(["meta": .object(["t": .string("xyz")])])
+        XCTAssertTrue(filter.matches(small), "within the budget the filter works as written")
+    }
+
+    func testOnlyBoundedMetaAndPayloadsAreRead() throws {
+        let filter = try FilterExpression.compile("meta.k == 'v' || data.k == 'v'", mode: .message)
+        let padding = String(repeating: "x", count: PublishedMessage.maxFilteredBytes)
+        let big = PublishedMessage(draft: PublishDraft(channel: "c", payload: Array(#"{"k":"v","p":"\#(padding)"}"#.utf8),
+                                                       meta: Array(#"{"k":"v","p":"\#(padding)"}"#.utf8)),
+                                   timetoken: Timetoken(1), subscribeKey: "demo", region: 1, publishedAtNanoseconds: 0)
+        XCTAssertFalse(big.passes(filter), "meta and payload over the bound read as null")
+        let small = PublishedMessage(draft: PublishDraft(channel: "c", payload: Array(#"{"k":"v"}"#.utf8)),
+                                     timetoken: Timetoken(2), subscribeKey: "demo", region: 1, publishedAtNanoseconds: 0)
+        XCTAssertTrue(small.passes(filter))
+    }
+}
