@@ -12,7 +12,7 @@ extension SubscriptionLoop {
     /// overlaps this one — turned into envelopes of the subscribe answer's shape, and merged with
     /// the live ones in timetoken order. The dedupe cache drops any message seen twice.
     func withMissedMessages(_ envelopes: [JSONValue], answer: JSONValue, after cursor: UInt64, next: UInt64) async -> [JSONValue] {
-        guard configuration.fillsGapsFromHistory, configuration.filterExpression == nil else { return envelopes }
+        guard configuration.fillsGapsFromHistory, configuration.filterExpression?.isEmpty ?? true else { return envelopes }
         var recovered: [JSONValue] = []
         for gap in answer["missed"]?.arrayValue ?? [] {
             guard let channel = gap["channel"]?.stringValue, let through = gap["through"]?.intValue, through > 0 else { continue }

@@ -137,7 +137,8 @@ struct FilterJSONParser {
         guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self),
               let first = text.utf8.first, first == UInt8(ascii: "-") || (0x30...0x39).contains(first),
               let value = Double(text) else { return nil }
-        return .number(value)
+        // A number beyond Double's range (`1e400`) is valid JSON but no comparable value.
+        return value.isFinite ? .number(value) : .null
     }
 
     /// The value of one hexadecimal digit.
