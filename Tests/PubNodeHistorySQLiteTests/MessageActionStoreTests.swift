@@ -132,4 +132,18 @@ final class MemoryMessageActionStoreTests: XCTestCase {
         XCTAssertEqual(try store.deleteAll(subscribeKey: "demo"), 2)
         XCTAssertEqual(try store.add(action(4, "d"), limit: 10, now: 0), .added)
     }
+
+    func testOneKeysetCannotUseUpTheRoomOfAnother() throws {
+        let store = MemoryMessageActionStore(capacity: 10, keysetCapacity: 2)
+        func action(_ key: String, _ tt: UInt64, expires: UInt64? = nil) -> MessageAction {
+            MessageAction(subscribeKey: key, channel: "c", messageTimetoken: Timetoken(1), actionTimetoken: Timetoken(tt),
+                          type: "t", value: "v\(tt)", uuid: "u", expiresAtNanoseconds: expires)
+        }
+        XCTAssertEqual(try store.add(action("noisy", 1, expires: 5), limit: 100, now: 0), .added)
+        XCTAssertEqual(try store.add(action("noisy", 2), limit: 100, now: 0), .added)
+        XCTAssertEqual(try store.add(action("noisy", 3), limit: 100, now: 0), .storeFull, "the keyset's share is used up")
+        XCTAssertEqual(try store.add(action("quiet", 4), limit: 100, now: 0), .added, "another keyset still has room")
+        XCTAssertEqual(try store.expire(now: 10, limit: 100), 1)
+        XCTAssertEqual(try store.add(action("noisy", 3), limit: 100, now: 10), .added, "an expiry gives the share back")
+    }
 }

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Message actions kept in memory (nodes without a history database, tests), at most `capacity`
-/// in all, so clients cannot grow the node's memory without bound. Lookups scan a channel's
-/// actions: meant for modest numbers.
+/// in all and `keysetCapacity` per keyset, so clients cannot grow the node's memory without bound
+/// and one keyset cannot use up another's room. Lookups scan a channel's actions: meant for
+/// modest numbers.
 public final class MemoryMessageActionStore: MessageActionStore {
     private struct Key: Hashable {
         var subscribeKey: String
@@ -14,15 +15,27 @@ public final class MemoryMessageActionStore: MessageActionStore {
         var channels: [Key: [MessageAction]] = [:]
         /// Actions held, every keyset together.
         var count = 0
+        /// Actions held per subscribe key.
+        var counts: [String: Int] = [:]
+
+        /// Counts `delta` more (or fewer) actions of `subscribeKey`.
+        mutating func adjust(_ subscribeKey: String, by delta: Int) {
+            count += delta
+            let next = (counts[subscribeKey] ?? 0) + delta
+            counts[subscribeKey] = next > 0 ? next : nil
+        }
     }
 
     private let state = Mutex(State())
     /// The most actions held at once.
     public let capacity: Int
+    /// The most actions one keyset holds at once.
+    public let keysetCapacity: Int
 
-    /// Creates an empty store holding at most `capacity` actions.
-    public init(capacity: Int = 1_000_000) {
+    /// Creates an empty store holding at most `capacity` actions, `keysetCapacity` per keyset.
+    public init(capacity: Int = 1_000_000, keysetCapacity: Int = 100_000) {
         self.capacity = capacity
+        self.keysetCapacity = keysetCapacity
     }
 
     /// Adds the action unless it repeats one of its uuid or the message is full.
@@ -36,7 +49,7 @@ public final class MemoryMessageActionStore: MessageActionStore {
                     && $0.value == action.value && $0.isExpired(at: now)
             }
             if list.count != before {
-                state.count -= before - list.count
+                state.adjust(action.subscribeKey, by: list.count - before)
                 state.channels[key] = list.isEmpty ? nil : list
             }
             var onMessage = 0
@@ -45,11 +58,11 @@ public final class MemoryMessageActionStore: MessageActionStore {
                 onMessage += 1
             }
             guard onMessage < limit else { return .full }
-            guard state.count < capacity else { return .storeFull }
+            guard state.count < capacity, state.counts[action.subscribeKey, default: 0] < keysetCapacity else { return .storeFull }
             let index = list.firstIndex { $0.actionTimetoken > action.actionTimetoken } ?? list.endIndex
             list.insert(action, at: index)
             state.channels[key] = list
-            state.count += 1
+            state.adjust(action.subscribeKey, by: 1)
             return .added
         }
     }
@@ -64,7 +77,7 @@ public final class MemoryMessageActionStore: MessageActionStore {
             }) else { return .notFound }
             guard list[index].uuid == uuid else { return .wrongUUID }
             let removed = list.remove(at: index)
-            state.count -= 1
+            state.adjust(subscribeKey, by: -1)
             state.channels[key] = list.isEmpty ? nil : list
             return .removed(removed)
         }
@@ -93,7 +106,7 @@ public final class MemoryMessageActionStore: MessageActionStore {
             guard let list = state.channels[key] else { return 0 }
             let kept = list.filter { !range.contains($0.messageTimetoken) }
             state.channels[key] = kept.isEmpty ? nil : kept
-            state.count -= list.count - kept.count
+            state.adjust(subscribeKey, by: kept.count - list.count)
             return list.count - kept.count
         }
     }
@@ -106,7 +119,7 @@ public final class MemoryMessageActionStore: MessageActionStore {
             for key in state.channels.keys where key.subscribeKey == subscribeKey {
                 removed += state.channels.removeValue(forKey: key)?.count ?? 0
             }
-            state.count -= removed
+            state.adjust(subscribeKey, by: -removed)
             return removed
         }
     }
@@ -122,8 +135,8 @@ public final class MemoryMessageActionStore: MessageActionStore {
                     if removed < limit, action.isExpired(at: now) { removed += 1 } else { kept.append(action) }
                 }
                 state.channels[key] = kept.isEmpty ? nil : kept
+                state.adjust(key.subscribeKey, by: kept.count - list.count)
             }
-            state.count -= removed
             return removed
         }
     }
