@@ -22,16 +22,19 @@ enum MessageActionResponse {
         out.append(UInt8(ascii: "]"))
         if page.more, let oldest = page.actions.first {
             let start = oldest.actionTimetoken.description
+            // The next page lies between the query's lower bound (inclusive, whichever way round
+            // the query gave `start` and `end`) and this page's oldest action (exclusive).
+            let lower = query.range.bounds.map(\.lowerBound).flatMap { $0 > 0 ? Timetoken($0) : nil }
             var url = "/v1/message-actions/\(percentEncoded(query.subscribeKey))/channel/\(percentEncoded(query.channel))"
             url += "?start=\(start)"
-            if let end = query.range.end { url += "&end=\(end)" }
+            if let end = lower { url += "&end=\(end)" }
             url += "&limit=\(query.limit)"
             out.append(contentsOf: #","more":{"url":"#.utf8)
             JSONText.appendString(url, to: &out)
             out.append(contentsOf: #","start":""#.utf8)
             out.append(contentsOf: start.utf8)
             out.append(UInt8(ascii: "\""))
-            if let end = query.range.end {
+            if let end = lower {
                 out.append(contentsOf: #","end":""#.utf8)
                 out.append(contentsOf: end.description.utf8)
                 out.append(UInt8(ascii: "\""))

@@ -109,6 +109,30 @@ final class MessageActionEndpointTests: XCTestCase {
         XCTAssertNil(bounded.json["more"], bounded.text)
     }
 
+    func testFollowingMoreEndsWhicheverWayTheBoundsWereGiven() async throws {
+        let (_, router) = node()
+        var timetokens: [String] = []
+        for index in 0..<5 {
+            let added = try await add(router, message: "100", value: "v\(index)")
+            timetokens.append(try XCTUnwrap(added.json["data"]?["actionTimetoken"]?.stringValue))
+        }
+        let below = String(UInt64(timetokens[0])! - 1)
+        // `start` below `end`: the slice start < t ≤ end, all five, read newest page first.
+        for first in ["\(base)?start=\(below)&end=\(timetokens[4])&limit=2", "\(base)?end=\(timetokens[0])&limit=2"] {
+            var seen: [String] = []
+            var target: String? = first
+            var pages = 0
+            while let next = target, pages < 10 {
+                let page = try await call(router, next)
+                seen = (page.json["data"]?.arrayValue.compactMap { $0["actionTimetoken"]?.stringValue } ?? []) + seen
+                target = page.json["more"]?["url"]?.stringValue
+                pages += 1
+            }
+            XCTAssertEqual(seen, timetokens, first)
+            XCTAssertEqual(pages, 3, "three pages of at most two, then no more: \(first)")
+        }
+    }
+
     func testBadInputGetsPubNubShapedErrors() async throws {
         let (_, router) = node()
         let huge = String(repeating: "x", count: MessageAction.maxValueBytes + 1)
