@@ -44,32 +44,10 @@ enum EventOutput {
 /// JSON forms of App Context values, in the wire's field names.
 enum ObjectsOutput {
     /// A user's metadata.
-    static func json(_ metadata: UUIDMetadata) -> JSONValue {
-        var fields: [String: JSONValue] = ["id": .string(metadata.id)]
-        fields["name"] = metadata.name.map(JSONValue.string)
-        fields["externalId"] = metadata.externalId.map(JSONValue.string)
-        fields["profileUrl"] = metadata.profileURL.map(JSONValue.string)
-        fields["email"] = metadata.email.map(JSONValue.string)
-        fields["type"] = metadata.type.map(JSONValue.string)
-        fields["status"] = metadata.status.map(JSONValue.string)
-        fields["custom"] = metadata.custom
-        fields["updated"] = metadata.updated.map(JSONValue.string)
-        fields["eTag"] = metadata.eTag.map(JSONValue.string)
-        return .object(fields)
-    }
+    static func json(_ metadata: UUIDMetadata) -> JSONValue { metadata.wireJSON }
 
     /// A channel's metadata.
-    static func json(_ metadata: ChannelMetadata) -> JSONValue {
-        var fields: [String: JSONValue] = ["id": .string(metadata.id)]
-        fields["name"] = metadata.name.map(JSONValue.string)
-        fields["description"] = metadata.channelDescription.map(JSONValue.string)
-        fields["type"] = metadata.type.map(JSONValue.string)
-        fields["status"] = metadata.status.map(JSONValue.string)
-        fields["custom"] = metadata.custom
-        fields["updated"] = metadata.updated.map(JSONValue.string)
-        fields["eTag"] = metadata.eTag.map(JSONValue.string)
-        return .object(fields)
-    }
+    static func json(_ metadata: ChannelMetadata) -> JSONValue { metadata.wireJSON }
 
     /// A membership.
     static func json(_ membership: Membership) -> JSONValue {

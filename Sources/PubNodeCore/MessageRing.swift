@@ -53,7 +53,7 @@ public struct MessageRing: Sendable {
 
     /// The gap a reader at `cursor` has on `channel` (this ring's channel), or nil when it missed nothing.
     func gap(after cursor: Timetoken, channel: String) -> ChannelGap? {
-        guard let droppedThrough, cursor < droppedThrough else { return nil }
+        guard missed(after: cursor), let droppedThrough else { return nil }
         return ChannelGap(channel: channel, through: droppedThrough)
     }
 

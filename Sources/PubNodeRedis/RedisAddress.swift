@@ -66,6 +66,12 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port, database: database, user: user, password: password)
     }
 
+    /// `AUTH [user] password` when the address carries a password; nil otherwise.
+    var authCommand: [RESPArgument]? {
+        guard let password else { return nil }
+        return ["AUTH"] + (user.map { [.text($0)] } ?? []) + [.text(password)]
+    }
+
     /// The address without its password, for logs.
     public var description: String {
         "redis://\(password == nil ? "" : "***@")\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"

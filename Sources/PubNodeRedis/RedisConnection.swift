@@ -26,12 +26,7 @@ public final class RedisConnection: Sendable {
 
     /// `AUTH` and `SELECT` as the address asks.
     func prepare(for address: RedisAddress) async throws {
-        if let password = address.password {
-            var auth: [RESPArgument] = ["AUTH"]
-            if let user = address.user { auth.append(.text(user)) }
-            auth.append(.text(password))
-            _ = try await send(auth)
-        }
+        if let auth = address.authCommand { _ = try await send(auth) }
         if address.database != 0 { _ = try await send(["SELECT", .integer(Int64(address.database))]) }
     }
 

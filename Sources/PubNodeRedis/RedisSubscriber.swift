@@ -26,10 +26,7 @@ public final class RedisSubscriber: Sendable {
             RedisSubscriberHandler(onMessage: onMessage)
         }
         let subscriber = RedisSubscriber(channel: channel)
-        if let password = address.password {
-            var auth: [RESPArgument] = ["AUTH"]
-            if let user = address.user { auth.append(.text(user)) }
-            auth.append(.text(password))
+        if let auth = address.authCommand {
             do {
                 try await subscriber.request(.auth, auth, count: 1).get()
             } catch {

@@ -19,8 +19,8 @@ extension Router {
             subscribe.filter = request.query["filter-expr"]
             switch try node.subscribe(subscribe) {
             case .handshake(let next):
-                return .reply(HTTPReply(body: SubscribeResponse.render([], next: next, region: region,
-                                                                       allocator: ByteBufferAllocator())))
+                let empty = DeliveryBatch(deliveries: [], next: next)
+                return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))
             case .poll(let poll):
                 return .poll(poll)
             }

@@ -3,13 +3,6 @@ import PubNodeCore
 
 /// Renders subscribe responses into NIO buffers through `SubscribeEnvelope`, the envelope's one owner.
 enum SubscribeResponse {
-    /// Writes the response for `deliveries` with cursor `next` into a new buffer.
-    static func render(_ deliveries: [Delivery], next: Timetoken, region: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: SubscribeEnvelope.capacity(for: deliveries))
-        SubscribeEnvelope.write(deliveries, next: next, region: region, into: &buffer)
-        return buffer
-    }
-
     /// Writes the response for `batch` (its messages, its cursor and any gaps) into a new buffer.
     static func render(_ batch: DeliveryBatch, region: Int, allocator: ByteBufferAllocator) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: SubscribeEnvelope.capacity(for: batch.deliveries) + batch.gaps.count * 96)

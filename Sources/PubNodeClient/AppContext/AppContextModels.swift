@@ -61,6 +61,9 @@ public struct UUIDMetadata: Sendable, Equatable {
         fields["custom"] = custom
         return .object(fields)
     }
+
+    /// The metadata as the wire's object: the set body's fields with `id`, `updated` and `eTag`.
+    public var wireJSON: JSONValue { body.withIdentity(id: id, updated: updated, eTag: eTag) }
 }
 
 /// App Context metadata of a channel.
@@ -112,6 +115,20 @@ public struct ChannelMetadata: Sendable, Equatable {
         fields["type"] = type.map(JSONValue.string)
         fields["status"] = status.map(JSONValue.string)
         fields["custom"] = custom
+        return .object(fields)
+    }
+
+    /// The metadata as the wire's object: the set body's fields with `id`, `updated` and `eTag`.
+    public var wireJSON: JSONValue { body.withIdentity(id: id, updated: updated, eTag: eTag) }
+}
+
+extension JSONValue {
+    /// This object with an App Context object's `id`, `updated` and `eTag` added.
+    fileprivate func withIdentity(id: String, updated: String?, eTag: String?) -> JSONValue {
+        var fields = objectValue ?? [:]
+        fields["id"] = .string(id)
+        fields["updated"] = updated.map(JSONValue.string)
+        fields["eTag"] = eTag.map(JSONValue.string)
         return .object(fields)
     }
 }
