@@ -65,7 +65,15 @@ public final class ChannelHub: Sendable {
                 return accepted
             }
         }
-        if let base = NameRules.presenceBase(draft.channel) {
+        collectFanIn(of: draft.channel, memberOf: memberOf, into: &waiters)
+        return PublishOutcome(message: message!, waiters: waiters)
+    }
+
+    /// Takes the waiters of the groups holding `channel` (`memberOf`, read under its lock), of the
+    /// `-pnpres` groups of its base channel's groups, and of its wildcard patterns, listing the
+    /// channel under each pattern first.
+    func collectFanIn(of channel: String, memberOf: Set<String>, into waiters: inout [any Waiter]) {
+        if let base = NameRules.presenceBase(channel) {
             // A presence event reaches subscribers of `group-pnpres` for every group holding the base channel.
             let baseGroups = channels.get(base)?.inner.withLock { $0.groups } ?? []
             for group in baseGroups {
@@ -75,16 +83,15 @@ public final class ChannelHub: Sendable {
         for group in memberOf {
             groups.get(group)?.takeWaiters(into: &waiters)
         }
-        for pattern in NameRules.wildcardPatterns(matching: draft.channel) {
+        for pattern in NameRules.wildcardPatterns(matching: channel) {
             // Listing the channel under the pattern before taking its waiters means a woken wildcard
             // subscriber always finds it, even if another path created the channel a moment ago and
             // has not listed it yet.
             withFanIn(prefixes, pattern) { inner in
-                inner.members.insert(draft.channel)
+                inner.members.insert(channel)
                 inner.waiters.takeAll(into: &waiters)
             }
         }
-        return PublishOutcome(message: message!, waiters: waiters)
     }
 
     /// The live channel state for `name`, created (and indexed under its wildcard prefixes) if new.

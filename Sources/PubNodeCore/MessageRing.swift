@@ -7,10 +7,10 @@ import DequeModule
 public struct MessageRing: Sendable {
     /// The most messages kept.
     public let capacity: Int
-    private(set) var storage: Deque<PublishedMessage> = []
+    var storage: Deque<PublishedMessage> = []
     /// The newest timetoken the ring has dropped (for capacity or age), if any: a cursor below it
     /// has missed messages that only history can still have.
-    public private(set) var droppedThrough: Timetoken?
+    public internal(set) var droppedThrough: Timetoken?
 
     /// Creates an empty ring holding at most `capacity` messages.
     public init(capacity: Int) {

@@ -69,4 +69,6 @@ public enum PubNodeError: Error, Sendable, Equatable {
     case objectNotFound
     /// An App Context set's `If-Match` names an eTag the object no longer has (or it has none).
     case objectChanged
+    /// A shared engine the operation needs (a cluster's Redis) is unreachable: 503, retry later.
+    case unavailable(String)
 }

@@ -6,8 +6,9 @@ import PubNodeCore
 /// publishes it to the nodes subscribed to the channel, atomically.
 ///
 /// The timetoken is the larger of Redis's `TIME` (in units of 100 ns, as PubNub's) and the
-/// channel's last timetoken plus one, so timetokens are unique and strictly increasing per
-/// channel whichever node accepts the message, and close to wall time. Lua numbers are doubles,
+/// subscribe key's last timetoken plus one, so timetokens are unique and strictly increasing per
+/// channel (and across the keyset's channels, in the order Redis ran the appends) whichever node
+/// accepts the message, and close to wall time. Lua numbers are doubles,
 /// which cannot hold a 17-digit timetoken exactly: the script keeps seconds and the 7 digits
 /// below them apart. The stream entry's id is `<timetoken>-0`, so a catch-up is one `XRANGE`
 /// after the cursor. The script keeps the newest timetoken a trim dropped beside the channel's
@@ -45,8 +46,10 @@ public struct RedisChannelLog: Sendable {
     public func streamKey(_ subscribeKey: String, _ channel: String) -> String { key("s", subscribeKey, channel) }
     /// The pub/sub channel nodes with subscribers of the channel listen on.
     public func topic(_ subscribeKey: String, _ channel: String) -> String { key("m", subscribeKey, channel) }
-    /// The hash holding the channel's last timetoken.
-    func clockKey(_ subscribeKey: String, _ channel: String) -> String { key("t", subscribeKey, channel) }
+    /// The hash holding what the channel's buffer dropped (`d`).
+    func channelKey(_ subscribeKey: String, _ channel: String) -> String { key("t", subscribeKey, channel) }
+    /// The hash holding the subscribe key's last timetoken (`s` seconds, `l` the digits below).
+    func clockKey(_ subscribeKey: String) -> String { "\(prefix):k:\(subscribeKey.utf8.count):\(subscribeKey)" }
 
     private func key(_ kind: String, _ subscribeKey: String, _ channel: String) -> String {
         "\(prefix):\(kind):\(subscribeKey.utf8.count):\(subscribeKey):\(channel)"
@@ -55,7 +58,8 @@ public struct RedisChannelLog: Sendable {
     /// Appends `record` to the channel and publishes it; returns its timetoken.
     public func append(_ record: ClusterRecord, subscribeKey: String, channel: String,
                        on connection: RedisConnection) -> EventLoopFuture<Timetoken> {
-        Self.appendScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel)), .text(clockKey(subscribeKey, channel))],
+        Self.appendScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel)), .text(channelKey(subscribeKey, channel)),
+                                                          .text(clockKey(subscribeKey))],
                               arguments: [.bytes(record.encoded), .integer(Int64(capacity)), .integer(Int64(ttlSeconds)),
                                           .text(topic(subscribeKey, channel))])
             .flatMapThrowing { reply in
@@ -69,7 +73,7 @@ public struct RedisChannelLog: Sendable {
     /// The channel's buffered messages after `cursor`, at most `limit`, and what it has dropped.
     public func read(subscribeKey: String, channel: String, after cursor: Timetoken, limit: Int,
                      on connection: RedisConnection) -> EventLoopFuture<Read> {
-        Self.readScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel)), .text(clockKey(subscribeKey, channel))],
+        Self.readScript.run(on: connection, keys: [.text(streamKey(subscribeKey, channel)), .text(channelKey(subscribeKey, channel))],
                             arguments: [.text("(\(cursor)-0"), .integer(Int64(limit))])
             .flatMapThrowing { reply in try Self.decodeRead(reply) }
     }

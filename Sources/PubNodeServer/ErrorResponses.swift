@@ -41,6 +41,7 @@ enum ErrorResponses {
         case .forbidden(let why): return (.forbidden, "Forbidden: \(why)")
         case .storageDisabled: return (.forbidden, "Storage is not enabled for this subscribe key")
         case .storageFailed(let why): return (.internalServerError, "Storage error: \(why)")
+        case .unavailable(let why): return (.serviceUnavailable, "Service Unavailable: \(why)")
         case .refusedByHook(let status, let text): return (HTTPResponseStatus(statusCode: status), text)
         case .adminDisabled: return (.forbidden, "Admin endpoints are disabled: configure adminToken")
         case .unauthorized(let why): return (.unauthorized, why)

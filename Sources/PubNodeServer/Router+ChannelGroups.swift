@@ -30,18 +30,27 @@ extension Router {
             var call = ChannelGroupRequest(subscribeKey: s[3], action: action, uuid: Self.uuid(request),
                                            authKey: request.query["auth"])
             call.signature = request.signed
-            let result = try node.channelGroups(call)
+            let authorized = try node.authorizeGroups(call)
+            if let result = try node.channelGroupsNow(authorized) { return .reply(Self.render(result)) }
+            let node = self.node
+            return later(.object(service: "channel-registry")) { () async throws(PubNodeError) in
+                Self.render(try await node.channelGroups(authorized))
+            }
+        }
+    }
+
+    /// A channel-registry result in PubNub's shape.
+    private static func render(_ result: ChannelGroupResult) -> HTTPReply {
             switch result {
             case .groups(let names, let next):
                 let list = names.map(JSONText.string).joined(separator: ",")
                 let more = next.map { #","next":\#(JSONText.string($0))"# } ?? ""
-                return .reply(.json(#"{"status":200,"payload":{"groups":[\#(list)],"namespace":""\#(more)},"service":"channel-registry","error":false}"#))
+                return .json(#"{"status":200,"payload":{"groups":[\#(list)],"namespace":""\#(more)},"service":"channel-registry","error":false}"#)
             case .channels(let group, let channels):
                 let list = channels.map(JSONText.string).joined(separator: ",")
-                return .reply(.json(#"{"status":200,"payload":{"channels":[\#(list)],"group":\#(JSONText.string(group))},"service":"channel-registry","error":false}"#))
+                return .json(#"{"status":200,"payload":{"channels":[\#(list)],"group":\#(JSONText.string(group))},"service":"channel-registry","error":false}"#)
             case .done:
-                return .reply(.ok(service: "channel-registry"))
+                return .ok(service: "channel-registry")
             }
-        }
     }
 }

@@ -26,6 +26,18 @@ extension Router {
             switch try node.begin(publishRequest) {
             case .done(let result):
                 return Self.answer(result)
+            case .accepting(let acceptance):
+                let node = self.node
+                return .deferred({ reply in
+                    acceptance.whenDone { outcome in
+                        switch outcome.map(Self.answer) {
+                        case .success(.reply(let sent)): reply(sent)
+                        case .success(.deferred(let start)): start(reply)
+                        case .success(.poll): break
+                        case .failure(let error): reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
+                        }
+                    }
+                })
             case .awaitingHooks(let pending):
                 // The before hooks run as a task on the connection's event loop (no thread hop);
                 // while they await, the loop serves other connections.

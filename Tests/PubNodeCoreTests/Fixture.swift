@@ -78,7 +78,7 @@ extension Node {
     func publishNow(_ request: PublishRequest) throws(PubNodeError) -> PublishResult {
         switch try begin(request) {
         case .done(let result): return result
-        case .awaitingHooks: preconditionFailure("publishNow is for channels without before hooks")
+        case .awaitingHooks, .accepting: preconditionFailure("publishNow is for channels without before hooks, on a single node")
         }
     }
 }

@@ -31,6 +31,15 @@ public protocol KeysetBroker: Sendable {
     /// subscribers of the channel, its groups and its wildcard patterns.
     func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage
 
+    /// False when timetokens are issued elsewhere (a cluster): messages are then accepted with
+    /// `submit`, and `publish` must not be called.
+    var acceptsSynchronously: Bool { get }
+
+    /// Accepts a message whose timetoken is issued elsewhere: `completion` runs once, on any
+    /// thread, with the accepted message or the refusal (`unavailable` while the shared engine is
+    /// away). Delivery to subscribers follows on its own, possibly before `completion`.
+    func submit(_ draft: PublishDraft, completion: @escaping @Sendable (Result<PublishedMessage, PubNodeError>) -> Void)
+
     /// Registers `waiter` on everything `subscription` listens to, then reads the buffers after
     /// `cursor`: the messages when some are ready (the waiter is unregistered again), or nil when
     /// it stays parked until a publish wakes it or `cancel` removes it.
@@ -53,6 +62,9 @@ public protocol KeysetBroker: Sendable {
     func channels(inGroup group: String) throws(PubNodeError) -> [String]
     /// The groups that have channels, sorted.
     func groupNames() -> [String]
+    /// Channel groups kept outside this process (a cluster's), or nil when the methods above are
+    /// the groups: then they must not be called.
+    var sharedGroups: (any SharedChannelGroups)? { get }
 
     /// Puts stored messages (with their timetokens, oldest first per channel) back into the
     /// buffers after a restart, waking no one; returns how many were buffered.
@@ -70,6 +82,38 @@ extension KeysetBroker {
     public func publish(_ draft: PublishDraft) -> PublishedMessage {
         publish(draft, beforeDelivery: { _ in })
     }
+
+    /// A broker keeps its groups itself unless it says otherwise.
+    public var sharedGroups: (any SharedChannelGroups)? { nil }
+
+    /// A broker issues timetokens itself unless it says otherwise.
+    public var acceptsSynchronously: Bool { true }
+
+    /// Accepts the message at once through `publish`.
+    public func submit(_ draft: PublishDraft, completion: @escaping @Sendable (Result<PublishedMessage, PubNodeError>) -> Void) {
+        completion(.success(publish(draft)))
+    }
+
+    /// Accepts a message however the broker does (`publish` or `submit`), with nothing to do
+    /// before its delivery and no one waiting for it (events the node itself produces).
+    public func deliver(_ draft: PublishDraft) {
+        if acceptsSynchronously { _ = publish(draft) } else { submit(draft, completion: { _ in }) }
+    }
+}
+
+/// Channel groups kept outside the process (in a cluster, in Redis): every change reaches the
+/// subscribers parked on the group on every node.
+public protocol SharedChannelGroups: Sendable {
+    /// Adds channels to a group (creating it).
+    func addChannels(_ channels: [String], toGroup group: String) async throws(PubNodeError)
+    /// Removes channels from a group; unknown channels are ignored.
+    func removeChannels(_ channels: [String], fromGroup group: String) async throws(PubNodeError)
+    /// Deletes a group.
+    func deleteGroup(_ group: String) async throws(PubNodeError)
+    /// A group's channels, sorted.
+    func channels(inGroup group: String) async throws(PubNodeError) -> [String]
+    /// The groups that have channels, sorted.
+    func groupNames() async throws(PubNodeError) -> [String]
 }
 
 /// Messages ready for one subscriber and the cursor it continues from.

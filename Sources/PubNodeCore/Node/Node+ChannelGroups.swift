@@ -45,11 +45,21 @@ public enum ChannelGroupResult: Sendable, Equatable {
     case done
 }
 
+/// A channel-registry call that passed authorization, on the keyset it was authorized on.
+public struct AuthorizedGroupCall: Sendable {
+    let keyset: ServedKeyset
+    let action: ChannelGroupRequest.Action
+}
+
 extension Node {
-    /// Lists, changes or deletes channel groups.
-    public func channelGroups(_ request: ChannelGroupRequest) throws(PubNodeError) -> ChannelGroupResult {
+    /// Lists, changes or deletes channel groups (wherever the keyset keeps them).
+    public func channelGroups(_ request: ChannelGroupRequest) async throws(PubNodeError) -> ChannelGroupResult {
+        try await channelGroups(authorizeGroups(request))
+    }
+
+    /// Validates and authorizes a channel-registry call, once.
+    public func authorizeGroups(_ request: ChannelGroupRequest) throws(PubNodeError) -> AuthorizedGroupCall {
         let keyset = try servedKeyset(request.subscribeKey)
-        let broker = keyset.broker
         let operation: AccessRequest.Operation
         var resources: [AccessRequest.Resource]
         switch request.action {
@@ -67,21 +77,41 @@ extension Node {
         }
         try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, resources: resources,
                                     uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
-        switch request.action {
-        case .listGroups(let after, let limit):
-            var names = broker.groupNames()
-            if let after { names = Array(names.drop { $0 <= after }) }
-            guard let limit, names.count > limit else { return .groups(names, next: nil) }
-            return .groups(Array(names.prefix(limit)), next: names[limit - 1])
-        case .listChannels(let group):
-            return .channels(group: group, try broker.channels(inGroup: group))
-        case .add(let group, let channels):
-            try broker.addChannels(channels, toGroup: group)
-        case .remove(let group, let channels):
-            try broker.removeChannels(channels, fromGroup: group)
-        case .delete(let group):
-            try broker.deleteGroup(group)
+        return AuthorizedGroupCall(keyset: keyset, action: request.action)
+    }
+
+    /// Carries out an authorized call at once, or returns nil when the keyset's groups are shared
+    /// (a cluster): then `channelGroups(_:)` (async) carries it out.
+    public func channelGroupsNow(_ call: AuthorizedGroupCall) throws(PubNodeError) -> ChannelGroupResult? {
+        let broker = call.keyset.broker
+        guard broker.sharedGroups == nil else { return nil }
+        switch call.action {
+        case .listGroups(let after, let limit): return Self.page(broker.groupNames(), after: after, limit: limit)
+        case .listChannels(let group): return .channels(group: group, try broker.channels(inGroup: group))
+        case .add(let group, let channels): try broker.addChannels(channels, toGroup: group)
+        case .remove(let group, let channels): try broker.removeChannels(channels, fromGroup: group)
+        case .delete(let group): try broker.deleteGroup(group)
         }
         return .done
+    }
+
+    /// Carries out an authorized call, wherever the keyset keeps its groups.
+    public func channelGroups(_ call: AuthorizedGroupCall) async throws(PubNodeError) -> ChannelGroupResult {
+        guard let shared = call.keyset.broker.sharedGroups else { return try channelGroupsNow(call)! }
+        switch call.action {
+        case .listGroups(let after, let limit): return Self.page(try await shared.groupNames(), after: after, limit: limit)
+        case .listChannels(let group): return .channels(group: group, try await shared.channels(inGroup: group))
+        case .add(let group, let channels): try await shared.addChannels(channels, toGroup: group)
+        case .remove(let group, let channels): try await shared.removeChannels(channels, fromGroup: group)
+        case .delete(let group): try await shared.deleteGroup(group)
+        }
+        return .done
+    }
+
+    private static func page(_ names: [String], after: String?, limit: Int?) -> ChannelGroupResult {
+        var names = names
+        if let after { names = Array(names.drop { $0 <= after }) }
+        guard let limit, names.count > limit else { return .groups(names, next: nil) }
+        return .groups(Array(names.prefix(limit)), next: names[limit - 1])
     }
 }

@@ -5,10 +5,8 @@ extension Node {
     ///
     /// `payload` must be valid JSON text (the node renders it); `actor` is the uuid shown as the
     /// envelope's `i`.
-    @discardableResult
-    func emit(_ kind: MessageKind, channel: String, payload: [UInt8], actor: String?,
-              on keyset: ServedKeyset) -> PublishedMessage {
+    func emit(_ kind: MessageKind, channel: String, payload: [UInt8], actor: String?, on keyset: ServedKeyset) {
         let draft = PublishDraft(channel: channel, payload: payload, publisher: actor, kind: kind, store: false)
-        return keyset.broker.publish(draft)
+        keyset.broker.deliver(draft)
     }
 }

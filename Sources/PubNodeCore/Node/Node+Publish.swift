@@ -5,6 +5,22 @@ extension Node {
         case done(PublishResult)
         /// Validated; its before hooks must run (`complete(_:)`) before it is accepted.
         case awaitingHooks(PendingPublish)
+        /// Being accepted by a broker that issues timetokens elsewhere (a cluster).
+        case accepting(PublishAcceptance)
+    }
+
+    /// A publish a clustered broker is accepting.
+    public struct PublishAcceptance: Sendable {
+        let start: @Sendable (@escaping @Sendable (Result<PublishResult, PubNodeError>) -> Void) -> Void
+
+        /// Runs the acceptance; `done` is called exactly once, on any thread.
+        public func whenDone(_ done: @escaping @Sendable (Result<PublishResult, PubNodeError>) -> Void) { start(done) }
+
+        /// The result, awaited.
+        public func value() async throws(PubNodeError) -> PublishResult {
+            let result = await withCheckedContinuation { continuation in whenDone { continuation.resume(returning: $0) } }
+            return try result.get()
+        }
     }
 
     /// A validated publish waiting for its before hooks.
@@ -42,7 +58,7 @@ extension Node {
         guard before.isEmpty else {
             return .awaitingHooks(PendingPublish(request: request, hooks: before, keyset: keyset))
         }
-        return .done(accept(request, keyset: keyset))
+        return accept(request, keyset: keyset)
     }
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
@@ -68,7 +84,11 @@ extension Node {
         // The hooks may have taken seconds: the keyset must still be the one authorized, and enabled.
         guard registry.keyset(request.subscribeKey) === pending.keyset else { throw .invalidKey }
         if pending.keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        return accept(request, keyset: pending.keyset)
+        switch accept(request, keyset: pending.keyset) {
+        case .done(let result): return result
+        case .accepting(let acceptance): return try await acceptance.value()
+        case .awaitingHooks: throw .storageFailed("hooks ran twice")
+        }
     }
 
     /// Validates and accepts a publish, signal or fire, running any before hooks first.
@@ -76,28 +96,45 @@ extension Node {
         switch try begin(request) {
         case .done(let result): return result
         case .awaitingHooks(let pending): return try await complete(pending)
+        case .accepting(let acceptance): return try await acceptance.value()
         }
     }
 
-    /// Buffers (or, for a fire, only hands to the hooks) a validated request.
-    private func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishResult {
+    /// Buffers (or, for a fire, only hands to the hooks) a validated request: at once (`done`), or,
+    /// with a clustered broker, once the cluster has given it its timetoken (`accepting`).
+    private func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
         keyset.counters.accepted(request.kind, fire: request.isFire)
         let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
                                  publisher: request.uuid, kind: request.kind,
                                  customMessageType: request.customMessageType,
                                  store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
+        let action = Self.action(request)
         if request.isFire {
             let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
                                            region: region, publishedAtNanoseconds: clock.nowNanoseconds())
             hooks.accepted(message, action: .fire, subscribeKey: request.subscribeKey)
-            return PublishResult(timetoken: message.timetoken, message: message)
+            return .done(PublishResult(timetoken: message.timetoken, message: message))
+        }
+        guard keyset.broker.acceptsSynchronously else {
+            // The history record and the after hooks belong to the accepting node alone, so each
+            // message is stored and hooked once in the whole cluster.
+            let (broker, history, hooks) = (keyset.broker, history, hooks)
+            return .accepting(PublishAcceptance { done in
+                broker.submit(draft) { outcome in
+                    done(outcome.map { message in
+                        let commit = history?.record(message, subscribeKey: request.subscribeKey)
+                        hooks.accepted(message, action: action, subscribeKey: request.subscribeKey)
+                        return PublishResult(timetoken: message.timetoken, message: message, commit: commit)
+                    })
+                }
+            })
         }
         var commit: PendingCommit?
         let message = keyset.broker.publish(draft) { message in
             commit = history?.record(message, subscribeKey: request.subscribeKey)
         }
-        hooks.accepted(message, action: Self.action(request), subscribeKey: request.subscribeKey)
-        return PublishResult(timetoken: message.timetoken, message: message, commit: commit)
+        hooks.accepted(message, action: action, subscribeKey: request.subscribeKey)
+        return .done(PublishResult(timetoken: message.timetoken, message: message, commit: commit))
     }
 
     private static func action(_ request: PublishRequest) -> HookAction {

@@ -1,0 +1,71 @@
+extension ChannelHub {
+    /// Buffers a message whose timetoken was issued elsewhere (a clustered broker's shared clock)
+    /// and returns the waiters to wake; nil when its channel already holds that timetoken or a
+    /// newer one (a message read by a catch-up and then pushed, or pushed twice).
+    ///
+    /// Messages must arrive in timetoken order per subscribe key (the cluster's pushes do). The
+    /// node's clock is raised to the timetoken, so a multi-channel read's horizon covers it.
+    public func deliver(_ message: PublishedMessage) -> [any Waiter]? {
+        clock.advance(to: message.timetoken.rawValue)
+        var waiters: [any Waiter] = []
+        var memberOf: Set<String> = []
+        let appended = withChannel(message.channel) { inner -> Bool in
+            if let newest = inner.ring.newest, message.timetoken <= newest { return false }
+            inner.ring.append(message)
+            inner.published &+= 1
+            inner.lastActivityNanoseconds = clock.nowNanoseconds()
+            inner.waiters.takeAll(into: &waiters)
+            memberOf = inner.groups
+            return true
+        }
+        guard appended else { return nil }
+        collectFanIn(of: message.channel, memberOf: memberOf, into: &waiters)
+        return waiters
+    }
+
+    /// Merges a channel's shared buffer, read from the cluster, into its local one (see
+    /// `MessageRing.merge`) and returns the waiters to wake when anything was added.
+    public func resync(_ channel: String, messages: [PublishedMessage], droppedThrough: Timetoken?) -> [any Waiter] {
+        if let newest = messages.last { clock.advance(to: newest.timetoken.rawValue) }
+        var waiters: [any Waiter] = []
+        var memberOf: Set<String> = []
+        let added = withChannel(channel) { inner -> Int in
+            let added = inner.ring.merge(messages, droppedThrough: droppedThrough)
+            if added > 0 {
+                inner.waiters.takeAll(into: &waiters)
+                memberOf = inner.groups
+            }
+            return added
+        }
+        guard added > 0 else { return [] }
+        collectFanIn(of: channel, memberOf: memberOf, into: &waiters)
+        return waiters
+    }
+
+    /// Forgets a channel's buffered messages: the node stops receiving the channel, so its local
+    /// buffer would go stale; it is read again when the channel is received again.
+    public func forgetBuffer(_ channel: String) {
+        channels.get(channel)?.inner.withLock { $0.ring.removeAll() }
+    }
+
+    /// Whether anyone is parked on `channel` directly, or it was subscribed to since `since`
+    /// (Unix nanoseconds).
+    public func isInUse(_ channel: String, since: UInt64) -> Bool {
+        channels.get(channel)?.inner.withLock { !$0.waiters.isEmpty || $0.lastActivityNanoseconds >= since } ?? false
+    }
+
+    /// Whether anyone is parked on the group or pattern `name` (`groups: true` for a group).
+    public func hasWaiters(onFanIn name: String, group: Bool) -> Bool {
+        (group ? groups : prefixes).get(name)?.inner.withLock { !$0.waiters.isEmpty } ?? false
+    }
+
+    /// Makes the local group `group` hold exactly `members` (the cluster's copy), waking its
+    /// parked subscribers when it changed.
+    public func mirrorGroup(_ group: String, members: Set<String>) {
+        let current = Set(groups.get(group)?.members() ?? [])
+        let removed = current.subtracting(members)
+        let added = members.subtracting(current)
+        if !removed.isEmpty { try? removeChannels(Array(removed), fromGroup: group) }
+        if !added.isEmpty { try? addChannels(Array(added), toGroup: group) }
+    }
+}
