@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "PubNodeServer",
                 "PubNodeCore",
+                "PubNodeRedis",
                 "PubNodeHistorySQLite",
                 "PubNodeWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -42,16 +42,12 @@ extension ChannelHub {
         return waiters
     }
 
-    /// Forgets a channel's buffered messages: the node stops receiving the channel, so its local
-    /// buffer would go stale; it is read again when the channel is received again.
-    public func forgetBuffer(_ channel: String) {
-        channels.get(channel)?.inner.withLock { $0.ring.removeAll() }
-    }
-
-    /// Whether anyone is parked on `channel` directly, or it was subscribed to since `since`
-    /// (Unix nanoseconds).
-    public func isInUse(_ channel: String, since: UInt64) -> Bool {
-        channels.get(channel)?.inner.withLock { !$0.waiters.isEmpty || $0.lastActivityNanoseconds >= since } ?? false
+    /// Whether anyone is parked on `channel`, directly or through one of its groups.
+    public func hasWaiters(onChannel channel: String) -> Bool {
+        guard let (direct, memberOf) = channels.get(channel)?.inner.withLock({ (!$0.waiters.isEmpty, $0.groups) }) else {
+            return false
+        }
+        return direct || memberOf.contains { hasWaiters(onFanIn: $0, group: true) }
     }
 
     /// Whether anyone is parked on the group or pattern `name` (`groups: true` for a group).

@@ -58,6 +58,11 @@ public final class ShardedMap<Key: Hashable & Sendable, Value: AnyObject & Senda
         shards.flatMap { shard in shard.withLock { Array($0.keys) } }
     }
 
+    /// A snapshot of every entry, shard by shard.
+    public func entries() -> [(key: Key, value: Value)] {
+        shards.flatMap { shard in shard.withLock { $0.map { (key: $0.key, value: $0.value) } } }
+    }
+
     /// A snapshot of every value, shard by shard.
     public func values() -> [Value] {
         shards.flatMap { shard in shard.withLock { Array($0.values) } }

@@ -44,6 +44,11 @@ public struct RedisChannelLog: Sendable {
     /// The stream of a channel. Names are length-prefixed, so no subscribe key and channel pair can
     /// spell another's key.
     public func streamKey(_ subscribeKey: String, _ channel: String) -> String { key("s", subscribeKey, channel) }
+    /// The subscribe key and channel of a stream key.
+    func parseStreamKey(_ key: String) -> (subscribeKey: String, channel: String)? {
+        ClusterTopic.parse(key, head: "\(prefix):s:")
+    }
+
     /// The pub/sub channel nodes with subscribers of the channel listen on.
     public func topic(_ subscribeKey: String, _ channel: String) -> String { key("m", subscribeKey, channel) }
     /// The hash holding what the channel's buffer dropped (`d`).

@@ -99,6 +99,7 @@ extension NodeConfiguration {
                      + "and start with empty history instead of refusing to start."),
         hookAllowListSetting,
         adminTokenSetting,
+        redisSetting,
         .integer("clientConnectionLimit", flag: "client-connection-limit", environment: "PUBNODE_CLIENT_CONNECTION_LIMIT",
                  \.clientConnectionLimit, in: 0...1_000_000,
                  help: "Open connections per client IP address; 0 = unlimited. Over it: 429 and close."),

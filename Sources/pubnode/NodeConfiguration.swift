@@ -1,5 +1,6 @@
 import Foundation
 import PubNodeCore
+import PubNodeRedis
 import PubNodeServer
 
 /// Everything the node is configured with, merged from defaults, a config file, the environment
@@ -40,6 +41,8 @@ struct NodeConfiguration: Sendable, Equatable {
     var hookAllowList: [String] = []
     /// Bearer token of the `/v1/admin` endpoints; they are refused without one.
     var adminToken: String?
+    /// The Redis of the cluster this node is a member of; nil for a single node.
+    var redis: RedisAddress?
     /// Most open connections per client IP address; 0 = unlimited.
     var clientConnectionLimit = 2_000
     /// Most open connections to the node; 0 derives it from the descriptor limit.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PubNodeCore
 import PubNodeHistorySQLite
+import PubNodeRedis
 import PubNodeServer
 import PubNodeWebhooks
 import ServiceLifecycle
@@ -35,7 +36,9 @@ struct NodeRuntime {
         // Connections are descriptors: take what the hard limit allows before sizing the limits.
         DescriptorLimit.raise()
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let timetokens = TimetokenClock(wall: clock)
+        // A cluster member's clock follows Redis's time line, so handshakes and timetokens agree.
+        let clusterWall = configuration.redis.map { _ in ClusterWallClock(base: clock) }
+        let timetokens = TimetokenClock(wall: clusterWall ?? clock)
         let database = try openDatabase(configuration, logger: logger)
         let metrics = configuration.metricsEnabled ? ServerMetrics() : nil
         let onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = metrics.map { metrics in
@@ -67,8 +70,15 @@ struct NodeRuntime {
         }
         let accessStore = try openAccessStore(configuration, logger: logger)
         let objectStore = try openObjectStore(configuration, logger: logger)
-        let node = Node(keysets: configuration.keysets, limits: configuration.limits, clock: timetokens,
-                        region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
+        let cluster = configuration.redis.map { address in
+            ClusterParts.make(address, configuration: configuration, clock: timetokens, wall: clusterWall, hooks: hooks,
+                              logger: logger)
+        }
+        let hubs = MemoryHubs(limits: configuration.limits, clock: timetokens, region: configuration.region,
+                              observer: hooks.presenceObserver(subscribeKey:))
+        let node = Node(keysets: configuration.keysets, limits: configuration.limits,
+                        broker: cluster?.broker ?? MemoryBroker(hubs: hubs), presence: cluster?.presence ?? MemoryPresence(hubs: hubs),
+                        clock: timetokens, region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
                         history: history, accessStore: accessStore, keysetRateLimits: configuration.keysetRateLimits,
                         messageActions: database.map { SQLiteMessageActionStore(database: $0) } ?? MemoryMessageActionStore(),
                         objects: objectStore)
@@ -82,11 +92,13 @@ struct NodeRuntime {
         }
         // The outbox is loaded before the server listens, so no accepted event can precede it.
         try hooks.start()
-        let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger,
-                                       operations: operations(metrics: metrics, node: node, history: history, logger: logger))
+        let operations = operations(metrics: metrics, node: node, history: history, logger: logger)
+        cluster?.addReadiness(to: operations)
+        let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger, operations: operations)
         let subscribeKeys = configuration.keysets.map(\.subscribeKey)
         let services = NodeServices(
             history: history.map { history in ClosingService("history") { history.close() } },
+            cluster: cluster?.service,
             webhooks: ClosingService("webhooks") { await webhooks.shutdown() },
             hooks: ClosingService("hooks") { await hooks.shutdown() },
             server: HTTPServerService(server) { port in

@@ -13,6 +13,8 @@ import UnixSignals
 struct NodeServices {
     /// Commits and closes history; nil when no keyset keeps history.
     var history: (any Service)?
+    /// Closes a cluster member's Redis connections; nil for a single node.
+    var cluster: (any Service)?
     /// Closes the webhook clients.
     var webhooks: any Service
     /// Stops the hook engine's delivery workers and saves their queues.
@@ -24,7 +26,7 @@ struct NodeServices {
 
     /// Every service in start order (the reverse of the shutdown order).
     var startOrder: [any Service] {
-        [history].compactMap { $0 } + [webhooks, hooks, server] + sweeps
+        [history, cluster].compactMap { $0 } + [webhooks, hooks, server] + sweeps
     }
 
     /// The group running `startOrder`. `signals` drain it; with signals, a `SignalEscalation` is

@@ -1,0 +1,146 @@
+import Logging
+import NIOCore
+import PubNodeCore
+
+/// The cluster's message engine: nodes on one Redis behave as one node.
+///
+/// Publishes go through one Lua script (`RedisChannelLog`) that issues the timetoken, appends to
+/// the channel's shared buffer and publishes it; each node parks polls in its own `ChannelHub`s
+/// (kept by `MemoryHubs`, shared with presence) and receives a channel only while it has
+/// subscribers of it. Channel groups live in Redis (`RedisSharedGroups`). `Docs/cluster.md`
+/// describes the design.
+public final class RedisBroker: Broker {
+    /// The local hubs, shared with the presence store.
+    public let hubs: MemoryHubs
+    /// The connections to Redis.
+    public let link: RedisLink
+    let cluster: RedisCluster
+    let limits: Limits
+
+    /// A broker on the Redis at `address`, running its connections on `loop`. `wall`, when given,
+    /// is the node clock's wall clock: it is set to Redis's time line at each connection.
+    /// `idleSeconds` is how long a channel nobody waits on stays received.
+    public init(address: RedisAddress, loop: any EventLoop, hubs: MemoryHubs, limits: Limits, clock: TimetokenClock,
+                wall: ClusterWallClock?, region: Int = 1, prefix: String = "pubnode", idleSeconds: Int = 60,
+                logger: Logger) {
+        let log = RedisChannelLog(prefix: prefix, capacity: limits.bufferSize,
+                                  ttlSeconds: max(limits.bufferRetentionSeconds, 60))
+        let cluster = RedisCluster(hubs: hubs, log: log, clock: clock, wall: wall, region: region,
+                                   idleNanoseconds: UInt64(max(idleSeconds, 1)) * 1_000_000_000, logger: logger)
+        self.hubs = hubs
+        self.cluster = cluster
+        self.limits = limits
+        self.link = RedisLink(address: address, loop: loop, logger: logger,
+                              onPush: { link, push in cluster.received(push, link: link) },
+                              onUp: { link in cluster.linkUp(link) })
+    }
+
+    /// Starts connecting to Redis (and reconnecting whenever the connection drops).
+    public func start() { link.start() }
+
+    /// Closes the connections.
+    public func stop() async { await link.stop() }
+
+    /// Whether Redis is reachable: publishes answer 503 and the node is not ready while it is not.
+    public var isUp: Bool { link.isUp }
+
+    /// The broker of `subscribeKey`, if open.
+    public func keyset(_ subscribeKey: String) -> (any KeysetBroker)? { hubs.hub(subscribeKey).map(keysetBroker) }
+
+    /// Opens `keyset`'s broker.
+    public func open(_ keyset: Keyset) -> any KeysetBroker { keysetBroker(hubs.open(keyset)) }
+
+    /// Drops `subscribeKey`'s local state and wakes its parked polls (the shared buffers stay in
+    /// Redis until they expire).
+    public func close(_ subscribeKey: String) { hubs.close(subscribeKey) }
+
+    /// Every open keyset.
+    public var allKeysets: [any KeysetBroker] { hubs.all.map(keysetBroker) }
+
+    private func keysetBroker(_ hub: ChannelHub) -> any KeysetBroker {
+        RedisKeysetBroker(hub: hub, cluster: cluster, link: link, limits: limits)
+    }
+}
+
+/// One subscribe key on the cluster.
+struct RedisKeysetBroker: KeysetBroker {
+    let hub: ChannelHub
+    let cluster: RedisCluster
+    let link: RedisLink
+    let limits: Limits
+
+    var subscribeKey: String { hub.subscribeKey }
+
+    var acceptsSynchronously: Bool { false }
+
+    /// Not used in a cluster (`acceptsSynchronously` is false): the message is submitted, and the
+    /// returned copy carries a local timetoken, not the cluster's.
+    func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
+        assertionFailure("a cluster accepts publishes with submit")
+        submit(draft) { _ in }
+        return PublishedMessage(draft: draft, timetoken: cluster.clock.next(), subscribeKey: subscribeKey,
+                                region: cluster.region, publishedAtNanoseconds: cluster.clock.nowNanoseconds())
+    }
+
+    func submit(_ draft: PublishDraft, completion: @escaping @Sendable (Result<PublishedMessage, PubNodeError>) -> Void) {
+        let connection: RedisConnection
+        do { connection = try link.connection() } catch {
+            completion(.failure(error))
+            return
+        }
+        let now = cluster.clock.nowNanoseconds()
+        let (subscribeKey, region) = (subscribeKey, cluster.region)
+        cluster.log.append(ClusterRecord(draft: draft, publishedAtNanoseconds: now), subscribeKey: subscribeKey,
+                           channel: draft.channel, on: connection).whenComplete { result in
+            completion(result.map { timetoken in
+                PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey, region: region,
+                                 publishedAtNanoseconds: now)
+            }.mapError { .unavailable("\($0)") })
+        }
+    }
+
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
+        let needed = cluster.topics(of: subscription, subscribeKey: subscribeKey, hub: hub)
+        // Until everything it listens to is received here, the poll waits (its buffers would be
+        // incomplete); it is woken when they are, and parks again.
+        guard cluster.ensure(needed, waiter: waiter, link: link) else { return nil }
+        return hub.park(waiter, on: subscription, after: cursor)
+    }
+
+    func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
+        hub.collect(subscription, after: cursor)
+    }
+
+    func cancel(_ waiter: any Waiter, on subscription: Subscription) {
+        hub.cancel(waiter, on: subscription)
+    }
+
+    // The local mirror of the groups this node receives; changes go through `sharedGroups`.
+    func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {
+        try hub.addChannels(channels, toGroup: group)
+    }
+
+    func removeChannels(_ channels: [String], fromGroup group: String) throws(PubNodeError) {
+        try hub.removeChannels(channels, fromGroup: group)
+    }
+
+    func deleteGroup(_ group: String) throws(PubNodeError) { try hub.deleteGroup(group) }
+
+    func channels(inGroup group: String) throws(PubNodeError) -> [String] { try hub.channels(inGroup: group) }
+
+    func groupNames() -> [String] { hub.groupNames() }
+
+    var sharedGroups: (any SharedChannelGroups)? {
+        RedisSharedGroups(subscribeKey: subscribeKey, cluster: cluster, link: link, limits: limits)
+    }
+
+    /// The buffers live in Redis: nothing is restored from a node's history.
+    func restore(_ messages: [PublishedMessage]) -> Int { 0 }
+
+    func sweep() -> ChannelSweepReport {
+        cluster.sweepIdle(subscribeKey: subscribeKey, link: link)
+        return hub.sweep()
+    }
+
+    func statistics(busiest: Int) -> BrokerStatistics { hub.statistics(busiest: busiest) }
+}

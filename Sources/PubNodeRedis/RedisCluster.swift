@@ -1,0 +1,91 @@
+import Logging
+import NIOCore
+import PubNodeCore
+
+/// What a node shares with the rest of its cluster through Redis, and how it receives what the
+/// others publish: the state behind `RedisBroker`.
+///
+/// Each subscribe key keeps a local `ChannelHub` for parking polls and fanning out. A message
+/// reaches it only as a push from Redis (also when this node accepted it), in the order Redis ran
+/// the appends, so every node's buffers agree. A node receives a channel (`ClusterTopic`) while it
+/// has subscribers of it: the first poll that needs it subscribes in Redis and reads the shared
+/// buffer before it parks; the sweep stops receiving topics nobody used for `idleNanoseconds`.
+final class RedisCluster: Sendable {
+    let hubs: MemoryHubs
+    let log: RedisChannelLog
+    let clock: TimetokenClock
+    let wall: ClusterWallClock?
+    let region: Int
+    let logger: Logger
+    let topics = ShardedMap<ClusterTopic, ClusterTopicState>(shardCount: 16)
+    /// How long a topic nobody waits on stays received.
+    let idleNanoseconds: UInt64
+    /// The pub/sub channel announcing group changes to every node.
+    var controlChannel: String { "\(log.prefix):control" }
+
+    init(hubs: MemoryHubs, log: RedisChannelLog, clock: TimetokenClock, wall: ClusterWallClock?, region: Int,
+         idleNanoseconds: UInt64, logger: Logger) {
+        self.hubs = hubs
+        self.log = log
+        self.clock = clock
+        self.wall = wall
+        self.region = region
+        self.idleNanoseconds = idleNanoseconds
+        self.logger = logger
+    }
+
+    /// A pushed message: a channel's message, or a group change on the control channel. Runs on
+    /// the link's loop, in Redis's order.
+    func received(_ push: RedisPushMessage, link: RedisLink) {
+        if push.channel == controlChannel {
+            groupChanged(push.payload, link: link)
+            return
+        }
+        guard let (subscribeKey, channel) = ClusterTopic.parse(redisChannel: push.channel, prefix: log.prefix),
+              let hub = hubs.hub(subscribeKey) else { return }
+        do {
+            let (timetoken, record) = try RedisChannelLog.decodePush(push.payload)
+            hub.deliver(message(record, channel: channel, timetoken: timetoken, subscribeKey: subscribeKey))?.wakeAll()
+        } catch {
+            logger.error("unreadable cluster message", metadata: ["channel": "\(push.channel)", "error": "\(error)"])
+        }
+    }
+
+    /// The message a record stands for.
+    func message(_ record: ClusterRecord, channel: String, timetoken: Timetoken, subscribeKey: String) -> PublishedMessage {
+        PublishedMessage(draft: record.draft(channel: channel), timetoken: timetoken, subscribeKey: subscribeKey,
+                         region: region, publishedAtNanoseconds: record.publishedAtNanoseconds)
+    }
+
+    /// After each (re)connection, on the link's loop: listens for group changes, measures the
+    /// clock offset, then receives again every topic it had (reading what it missed meanwhile).
+    func linkUp(_ link: RedisLink) {
+        guard let subscriber = try? link.subscriber(), let connection = try? link.connection() else { return }
+        let localBefore = wall?.localNanoseconds() ?? 0
+        subscriber.subscribe([controlChannel]).whenFailure { error in
+            self.logger.error("cluster control channel not subscribed", metadata: ["error": "\(error)"])
+        }
+        connection.sendCommand(["TIME"]).whenSuccess { reply in
+            guard let wall = self.wall, let parts = reply.array, parts.count == 2,
+                  let seconds = parts[0].string.flatMap(UInt64.init), let micros = parts[1].string.flatMap(UInt64.init) else { return }
+            let localAfter = wall.localNanoseconds()
+            wall.measured(redisNanoseconds: seconds * 1_000_000_000 + micros * 1_000,
+                          localNanoseconds: localBefore / 2 + localAfter / 2)
+        }
+        for (topic, state) in topics.entries() {
+            let rewarm = state.inner.withLock { inner -> Bool in
+                guard inner.phase != .idle else { return false }
+                inner.phase = .warming
+                return true
+            }
+            if rewarm { warm(topic, state, link: link) }
+        }
+    }
+}
+
+extension Sequence where Element == any Waiter {
+    /// Wakes every waiter.
+    func wakeAll() {
+        for waiter in self { waiter.wake() }
+    }
+}

@@ -1,0 +1,145 @@
+import Logging
+import NIOCore
+import PubNodeCore
+import Synchronization
+
+/// A node's link to Redis in cluster mode: one command connection (pipelined) and one pub/sub
+/// connection, both on one event loop, reconnected with backoff whenever either drops.
+///
+/// Invariant: everything the link reports (`onUp`, pushes) runs on `loop`, one at a time, so the
+/// broker's reaction to a reconnect never interleaves with a push.
+public final class RedisLink: Sendable {
+    /// Where Redis is.
+    public let address: RedisAddress
+    /// The event loop both connections run on.
+    public let loop: any EventLoop
+    private let logger: Logger
+    private let state = Mutex<State>(State())
+    private let up = Atomic<Bool>(false)
+    private let onPush: @Sendable (RedisLink, RedisPushMessage) -> Void
+    private let onUp: @Sendable (RedisLink) -> Void
+
+    private struct State {
+        var connection: RedisConnection?
+        var subscriber: RedisSubscriber?
+        var stopped = false
+        var attempt = 0
+    }
+
+    /// A link to `address` on `loop` (not connected until `start`). `onPush` receives every pushed
+    /// message; `onUp` runs after each (re)connection, before the link reports up.
+    public init(address: RedisAddress, loop: any EventLoop, logger: Logger,
+                onPush: @escaping @Sendable (RedisLink, RedisPushMessage) -> Void, onUp: @escaping @Sendable (RedisLink) -> Void) {
+        self.address = address
+        self.loop = loop
+        self.logger = logger
+        self.onPush = onPush
+        self.onUp = onUp
+    }
+
+    /// Whether both connections are open and ready.
+    public var isUp: Bool { up.load(ordering: .acquiring) }
+
+    /// The command connection, or `unavailable` while Redis is away.
+    public func connection() throws(PubNodeError) -> RedisConnection {
+        guard isUp, let connection = state.withLock({ $0.connection }), connection.isActive else {
+            throw .unavailable("the cluster's Redis is unreachable")
+        }
+        return connection
+    }
+
+    /// The pub/sub connection, or `unavailable` while Redis is away.
+    public func subscriber() throws(PubNodeError) -> RedisSubscriber {
+        guard isUp, let subscriber = state.withLock({ $0.subscriber }), subscriber.isActive else {
+            throw .unavailable("the cluster's Redis is unreachable")
+        }
+        return subscriber
+    }
+
+    /// Starts connecting (and keeps reconnecting until `stop`).
+    public func start() {
+        loop.execute { self.connectOnce() }
+    }
+
+    /// Closes both connections for good.
+    public func stop() async {
+        let (connection, subscriber) = state.withLock { state in
+            state.stopped = true
+            return (state.connection, state.subscriber)
+        }
+        up.store(false, ordering: .releasing)
+        await connection?.close()
+        await subscriber?.close()
+    }
+
+    private func connectOnce() {
+        let (address, loop, onPush) = (address, loop, onPush)
+        let onMessage: @Sendable (RedisPushMessage) -> Void = { [weak self] push in
+            if let self { onPush(self, push) }
+        }
+        let attempt = loop.makeFutureWithTask {
+            let connection = try await RedisConnection.connect(to: address, on: loop, timeout: .seconds(2))
+            do {
+                let subscriber = try await RedisSubscriber.connect(to: address, on: loop, timeout: .seconds(2), onMessage: onMessage)
+                return (connection, subscriber)
+            } catch {
+                await connection.close()
+                throw error
+            }
+        }
+        attempt.whenComplete { result in
+            switch result {
+            case .success(let (connection, subscriber)): self.connected(connection, subscriber)
+            case .failure(let error): self.retry(after: error)
+            }
+        }
+    }
+
+    private func connected(_ connection: RedisConnection, _ subscriber: RedisSubscriber) {
+        let stopped = state.withLock { state in
+            state.connection = connection
+            state.subscriber = subscriber
+            state.attempt = 0
+            return state.stopped
+        }
+        if stopped {
+            Task { await connection.close(); await subscriber.close() }
+            return
+        }
+        for closed in [connection.closeFuture, subscriber.closeFuture] {
+            closed.whenComplete { _ in self.lost(connection, subscriber) }
+        }
+        up.store(true, ordering: .releasing)
+        logger.info("redis connected", metadata: ["redis": "\(address)"])
+        onUp(self)
+    }
+
+    private func lost(_ connection: RedisConnection, _ subscriber: RedisSubscriber) {
+        let current = state.withLock { state -> Bool in
+            guard state.connection === connection else { return false }
+            state.connection = nil
+            state.subscriber = nil
+            return !state.stopped
+        }
+        guard current else { return }
+        up.store(false, ordering: .releasing)
+        logger.error("redis connection lost; reconnecting", metadata: ["redis": "\(address)"])
+        Task { await connection.close(); await subscriber.close() }
+        retry(after: RedisError.connectionClosed)
+    }
+
+    private func retry(after error: any Error) {
+        let attempt = state.withLock { state -> Int? in
+            guard !state.stopped else { return nil }
+            state.attempt += 1
+            return state.attempt
+        }
+        guard let attempt else { return }
+        if attempt == 1 || attempt % 20 == 0 {
+            logger.warning("redis unreachable", metadata: ["redis": "\(address)", "error": "\(error)", "attempt": "\(attempt)"])
+        }
+        let delay = Backoff.delay(attempt: attempt, base: .milliseconds(100), maximum: .seconds(3), random: Double.random(in: 0..<1))
+        let (seconds, attoseconds) = delay.components
+        loop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { self.connectOnce() }
+    }
+}
