@@ -146,7 +146,7 @@ public struct RedisPresence: Sendable {
         let reply: RESPValue
         do {
             reply = try await run(script, arguments, now: now)
-        } catch RedisError.reply(let text) where text.hasPrefix("TOOMANYSTATES") {
+        } catch RedisError.reply(let text) where text.contains("TOOMANYSTATES") {
             throw PubNodeError.tooManyStates(limit: maxStatesPerUUID)
         }
         return try Self.decodeEvents(reply)
