@@ -140,6 +140,7 @@ extension RedisPresence {
           local old = redis.call('HGET', sk, channel)
           if new then redis.call('HSET', sk, channel, new) else redis.call('HDEL', sk, channel) end
           if here then
+            if new then keep(sk, math.max(expiry, tonumber(redis.call('ZSCORE', k('p', channel), uuid)))) end
             if old ~= new then event('state-change', channel, uuid, new) end
           elseif new then
             redis.call('ZADD', Q, expiry, qm('s', channel, uuid))
