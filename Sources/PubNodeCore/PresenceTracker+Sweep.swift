@@ -7,6 +7,9 @@ extension PresenceTracker {
         public var intervals = 0
         /// State kept for channels the uuid never joined, dropped for age.
         public var expiredStates = 0
+
+        /// Nothing done.
+        public init() {}
     }
 
     /// Times out every entry whose timeout has passed (`timeout` events) and emits the `interval`

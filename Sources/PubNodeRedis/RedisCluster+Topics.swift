@@ -47,8 +47,9 @@ extension RedisCluster {
             }
         }
         if !start.isEmpty {
+            let warming = start
             link.loop.execute {
-                for (topic, state) in start { self.warm(topic, state, link: link) }
+                for (topic, state) in warming { self.warm(topic, state, link: link) }
             }
         }
         return allReady

@@ -10,18 +10,18 @@ extension Router {
             case 4:
                 let target = try Self.presenceTarget(request)
                 let query = try Self.occupancyQuery(request)
-                return .reply(.json(PresenceResponse.hereNow(channels: try node.globalHereNow(target, query: query),
-                                                             query: query)))
+                return respond(try node.globalHereNow(target, query: query)) { .json(PresenceResponse.hereNow(channels: $0, query: query)) }
             case 6 where s[4] == "channel":
                 let target = try Self.presenceTarget(request)
                 let query = try Self.occupancyQuery(request)
-                let result = try node.hereNow(target, query: query)
-                if result.isSingleChannel, let only = result.channels.first {
-                    return .reply(.json(PresenceResponse.hereNow(single: only, query: query)))
+                return respond(try node.hereNow(target, query: query)) { result in
+                    if result.isSingleChannel, let only = result.channels.first {
+                        return .json(PresenceResponse.hereNow(single: only, query: query))
+                    }
+                    return .json(PresenceResponse.hereNow(channels: result.channels, query: query))
                 }
-                return .reply(.json(PresenceResponse.hereNow(channels: result.channels, query: query)))
             case 6 where s[4] == "uuid":
-                return .reply(.json(PresenceResponse.whereNow(try node.whereNow(try Self.presenceTarget(request), of: s[5]))))
+                return respond(try node.whereNow(try Self.presenceTarget(request), of: s[5])) { .json(PresenceResponse.whereNow($0)) }
             case 7 where s[4] == "channel" && s[6] == "heartbeat":
                 try node.heartbeat(try Self.presenceTarget(request), timeoutSeconds: try Self.heartbeatSeconds(request),
                                    state: request.query["state"].map { Array($0.utf8) })
@@ -30,18 +30,29 @@ extension Router {
                 try node.leave(try Self.presenceTarget(request))
                 return .reply(.json(PresenceResponse.leave))
             case 8 where s[4] == "channel" && s[6] == "uuid":
-                let result = try node.getState(try Self.presenceTarget(request), of: s[7])
-                if result.isSingleChannel, let only = result.states.first {
-                    return .reply(.json(PresenceResponse.state(uuid: result.uuid, channel: only.channel, state: only.state)))
+                return respond(try node.getState(try Self.presenceTarget(request), of: s[7])) { result in
+                    if result.isSingleChannel, let only = result.states.first {
+                        return .json(PresenceResponse.state(uuid: result.uuid, channel: only.channel, state: only.state))
+                    }
+                    return .json(PresenceResponse.state(uuid: result.uuid, states: result.states))
                 }
-                return .reply(.json(PresenceResponse.state(uuid: result.uuid, states: result.states)))
             case 9 where s[4] == "channel" && s[6] == "uuid" && s[8] == "data":
                 guard let state = request.query["state"] else { throw .invalidParameter("state is required") }
-                let stored = try node.setState(try Self.presenceTarget(request), of: s[7], state: Array(state.utf8))
-                return .reply(.json(PresenceResponse.setState(stored)))
+                return respond(try node.setState(try Self.presenceTarget(request), of: s[7], state: Array(state.utf8))) {
+                    .json(PresenceResponse.setState($0))
+                }
             default:
                 return Self.noSuchEndpoint()
             }
+        }
+    }
+
+    /// Answers at once, or later with what the node computes off the event loop (a cluster's presence).
+    private func respond<Value>(_ answer: NodeAnswer<Value>, _ render: @escaping @Sendable (Value) -> HTTPReply) -> RouteAction {
+        switch answer {
+        case .now(let value): return .reply(render(value))
+        case .later(let body):
+            return later(.object(service: "Presence")) { () async throws(PubNodeError) in render(try await body()) }
         }
     }
 

@@ -8,8 +8,8 @@ import PubNodeServer
 struct ClusterParts {
     /// The cluster's message engine.
     let broker: RedisBroker
-    /// Presence, in the same hubs as the broker's.
-    let presence: MemoryPresence
+    /// Presence, shared through the same Redis.
+    let presence: RedisPresenceStore
     /// The thread the Redis connections run on.
     let group: MultiThreadedEventLoopGroup
 
@@ -24,7 +24,8 @@ struct ClusterParts {
                                  idleSeconds: max(configuration.limits.idleChannelSeconds, 60), logger: logger)
         logger.info("cluster member", metadata: ["redis": "\(address)"])
         broker.start()
-        return ClusterParts(broker: broker, presence: MemoryPresence(hubs: hubs), group: group)
+        return ClusterParts(broker: broker, presence: RedisPresenceStore(broker: broker, observer: hooks.presenceObserver(subscribeKey:)),
+                            group: group)
     }
 
     /// Closes the connections and their thread when the node drains.

@@ -32,7 +32,7 @@ final class ClusterNodeTests: RedisServerTestCase {
         members.append(broker)
         broker.start()
         await waitUntil(10, "the link to Redis") { broker.isUp }
-        return Node(keysets: [.demo], limits: limits, broker: broker, presence: MemoryPresence(hubs: hubs), clock: clock)
+        return Node(keysets: [.demo], limits: limits, broker: broker, presence: RedisPresenceStore(broker: broker), clock: clock)
     }
 
     private func publish(_ node: Node, _ channel: String, _ text: String) async throws -> Timetoken {
@@ -140,5 +140,26 @@ final class ClusterNodeTests: RedisServerTestCase {
         }
         _ = try await publish(a, "c", "after")
         await waitUntil(10, "the push after the restart") { (try? self.read(b, ["c"], after: cursor)) == ["\"after\""] }
+    }
+
+    func testPresenceIsSharedAndEachChangeIsAnnouncedOnce() async throws {
+        let (a, b, c) = (try await member(), try await member(), try await member())
+        let cursor = c.time()
+        _ = try await park(c, ["room-pnpres"], after: cursor, TestWaiter())
+        // Each uuid polls twice on its own node and once on another: still one join each.
+        for (node, uuid) in [(a, "alice"), (b, "bob"), (a, "alice"), (b, "bob"), (b, "alice")] {
+            _ = try node.subscribe(SubscribeRequest(subscribeKey: "demo", channels: ["room"], uuid: uuid))
+        }
+        await waitUntil(10, "both joins") { (try? self.read(c, ["room-pnpres"], after: cursor).count) == 2 }
+        let here = try await c.hereNow(PresenceRequest(subscribeKey: "demo", channels: ["room"]), query: OccupancyQuery()).value()
+        XCTAssertEqual(here.channels.first?.occupancy, 2)
+        XCTAssertEqual(Set(here.channels.first?.occupants.map(\.uuid) ?? []), ["alice", "bob"], "users of every node")
+        let whereNow = try await b.whereNow(PresenceRequest(subscribeKey: "demo"), of: "alice").value()
+        XCTAssertEqual(whereNow, ["room"])
+        try a.leave(PresenceRequest(subscribeKey: "demo", channels: ["room"], uuid: "alice"))
+        await waitUntil(10, "the leave") { (try? self.read(c, ["room-pnpres"], after: cursor).count) == 3 }
+        let events = try read(c, ["room-pnpres"], after: cursor)
+        XCTAssertEqual(events.filter { $0.contains("\"join\"") }.count, 2)
+        XCTAssertTrue(events[2].contains("\"leave\"") && events[2].contains("alice"), events[2])
     }
 }

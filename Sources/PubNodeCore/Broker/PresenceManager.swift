@@ -38,7 +38,30 @@ public protocol KeysetPresence: Sendable {
     func whereNow(uuid: String) -> [String]
     /// Times out expired uuids and emits due interval events.
     func sweep() -> PresenceSweepCounts
+    /// Presence kept outside this process, or nil when the methods above are the presence.
+    var shared: (any SharedPresence)? { get }
 }
 
 /// What one presence sweep did.
 public typealias PresenceSweepCounts = PresenceTracker.SweepCounts
+
+extension KeysetPresence {
+    /// Presence is kept in this process unless the store says otherwise.
+    public var shared: (any SharedPresence)? { nil }
+}
+
+/// Presence kept outside the process (a cluster's, in Redis): every node lists the users of every
+/// node. A `KeysetPresence` that has one (`shared`) is asked its queries and state changes
+/// through it; heartbeats and leaves still go through `KeysetPresence`, without waiting.
+public protocol SharedPresence: Sendable {
+    /// Sets a uuid's state on channels and the channels of groups; returns it as stored (nil for `{}`).
+    func setState(uuid: String, channels: [String], groups: [String], state: [UInt8]) async throws(PubNodeError) -> [UInt8]?
+    /// A uuid's state on the channels named and, where it has one, on the channels of groups.
+    func state(of uuid: String, channels: [String], groups: [String]) async throws(PubNodeError) -> [(channel: String, state: [UInt8]?)]
+    /// Occupancy of channels and of the channels of groups.
+    func hereNow(channels: [String], groups: [String], query: OccupancyQuery) async throws(PubNodeError) -> [ChannelOccupancy]
+    /// Occupancy of every occupied channel.
+    func hereNow(query: OccupancyQuery) async throws(PubNodeError) -> [ChannelOccupancy]
+    /// The channels a uuid is present on.
+    func whereNow(uuid: String) async throws(PubNodeError) -> [String]
+}
