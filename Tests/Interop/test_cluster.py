@@ -94,6 +94,17 @@ def test_groups_are_shared_and_reach_a_subscriber_parked_on_another_node(cluster
     assert message.subscription == group
 
 
+def test_a_wildcard_subscriber_receives_what_other_nodes_accept(cluster):
+    prefix = uniq("cl-wild")
+    listener = cluster[0].subscribe(cluster[0].client("sub"), channels=[prefix + ".*"])
+    cluster[1].client("pub").publish().channel(prefix + ".one").message("from node 1").sync()
+    cluster[2].client("pub").publish().channel(prefix + ".two").message("from node 2").sync()
+    got = listener.take_messages(2)
+    assert [(m.channel, m.message) for m in got] == [(prefix + ".one", "from node 1"),
+                                                      (prefix + ".two", "from node 2")]
+    assert all(m.subscription == prefix + ".*" for m in got)
+
+
 @pytest.mark.xfail(strict=False, reason="shared presence is not in cluster mode yet")
 def test_presence_is_shared_and_joins_are_announced_once(cluster):
     channel = uniq("cl-pres")
