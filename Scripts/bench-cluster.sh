@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Benchmarks a cluster of three local nodes on one redis-server against one node without Redis,
-# with the load tool, and prints a Markdown table (and writes the figures as JSON).
+# Benchmarks a cluster of three local nodes on one redis-server against one node without Redis
+# (and, to tell the cost of cluster mode from the crowding of three nodes on the same cores, one
+# node on Redis), with the load tool; prints a Markdown table and writes the figures as JSON.
 #
-# Scenarios, on the cluster and then on the single node:
+# Scenarios, on each setup in turn:
 #   publish  closed-loop publish throughput; the cluster's connections are spread over its three
 #            nodes (pubnode-load --extra-port); server CPU per accepted message, from utime+stime
 #            in /proc/PID/stat of the node processes (and of redis-server, shown apart) divided
@@ -43,7 +44,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --no-build) BUILD=0 ;;
         --quick) DURATION=3; FANOUT_SUBS=999; MESSAGES=5 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
@@ -165,17 +166,28 @@ run_scenarios() {
     log "$setup fanout: ${R[$setup.delivered]}/${R[$setup.expected]}, p99 ${R[$setup.delivery_p99_ms]} ms"
 }
 
-# ---- the cluster: one redis-server, three nodes
-redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
-REDIS_PID=$!; PIDS+=("$REDIS_PID")
-for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+# ---- the cluster: one redis-server, three nodes; then one node on Redis (the cost of cluster mode
+# without the crowding of three nodes on these cores); then one node without Redis
+start_redis() {
+    redis_port=$(free_port)
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" \
+        >"$WORK/redis-$1.log" 2>&1 &
+    REDIS_PID=$!; PIDS+=("$REDIS_PID")
+    for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+}
+start_redis cluster
 for index in 1 2 3; do start_node "node$index" --redis "redis://127.0.0.1:$redis_port"; done
 log "cluster: redis on $redis_port, nodes on ${NODE_PORTS[*]}"
 run_scenarios cluster
 stop_all
 
-# ---- one node without Redis
+NODE_PIDS=() NODE_PORTS=() METRIC_PORTS=() REDIS_PID=""
+start_redis member
+start_node member --redis "redis://127.0.0.1:$redis_port"
+log "one node on redis $redis_port: ${NODE_PORTS[0]}"
+run_scenarios member
+stop_all
+
 NODE_PIDS=() NODE_PORTS=() METRIC_PORTS=() REDIS_PID=""
 start_node single
 log "single node on ${NODE_PORTS[0]}"
@@ -183,43 +195,59 @@ run_scenarios single
 stop_all
 
 # ---- report
-ratio=$(awk -v c="${R[cluster.node_cpu_us_per_msg]}" -v s="${R[single.node_cpu_us_per_msg]}" \
-    'BEGIN { printf "%.2f", (s > 0 ? c / s : 0) }')
+SETUPS=(cluster member single)
+# ratio SETUP: its node CPU per message over the single node's.
+ratio() {
+    awk -v c="${R[$1.node_cpu_us_per_msg]}" -v s="${R[single.node_cpu_us_per_msg]}" \
+        'BEGIN { printf "%.2f", (s > 0 ? c / s : 0) }'
+}
+for setup in "${SETUPS[@]}"; do
+    R[$setup.cpu_ratio_to_single]=$(ratio "$setup")
+    R[$setup.total_cpu_us_per_msg]=$(awk -v a="${R[$setup.node_cpu_us_per_msg]}" \
+        -v b="${R[$setup.redis_cpu_us_per_msg]}" 'BEGIN { printf "%.1f", a + b }')
+done
 for key in "${!R[@]}"; do printf '%s\t%s\n' "$key" "${R[$key]}"; done >"$WORK/figures.tsv"
 CONNECTIONS=$CONNECTIONS DURATION=$DURATION PAYLOAD=$PAYLOAD FANOUT_SUBS=$FANOUT_SUBS MESSAGES=$MESSAGES \
-INTERVAL_MS=$INTERVAL_MS PUBNODE_ARGS=$PUBNODE_ARGS python3 - "$WORK/figures.tsv" "$OUT" "$ratio" <<'PY'
+INTERVAL_MS=$INTERVAL_MS PUBNODE_ARGS=$PUBNODE_ARGS python3 - "$WORK/figures.tsv" "$OUT" <<'PY'
 import json, os, sys
-figures = {"cluster": {}, "single": {}}
+figures = {}
 for line in open(sys.argv[1]):
     key, value = line.rstrip("\n").split("\t")
     setup, name = key.split(".", 1)
     try:
-        figures[setup][name] = float(value) if "." in value else int(value)
+        figures.setdefault(setup, {})[name] = float(value) if "." in value else int(value)
     except ValueError:
-        figures[setup][name] = value
-figures["cpu_per_message_ratio"] = float(sys.argv[3])
+        figures.setdefault(setup, {})[name] = value
 figures["settings"] = {name.lower(): os.environ[name] for name in
                        ("CONNECTIONS", "DURATION", "PAYLOAD", "FANOUT_SUBS", "MESSAGES", "INTERVAL_MS", "PUBNODE_ARGS")}
 figures["settings"]["cores"] = os.cpu_count()
 with open(sys.argv[2], "w") as f:
-    json.dump(figures, f, indent=2)
+    json.dump(figures, f, indent=2, sort_keys=True)
 PY
 
-row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
+# row TITLE FORMAT: one table row; FORMAT is printf'd with each setup's name (%s used as $S).
+row() {
+    local title=$1 template=$2 line setup S
+    line="| $title |"
+    for setup in "${SETUPS[@]}"; do
+        S=$setup
+        line+=" $(eval "echo \"$template\"") |"
+    done
+    echo "$line"
+}
 echo
-echo "### Cluster benchmark $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(redis-server --version | grep -o 'v=[0-9.]*')"
+echo "### Cluster benchmark $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, redis-server $(redis-server --version | grep -o 'v=[0-9.]*' | cut -c3-)"
 echo
-echo "| Scenario | 3 nodes on one Redis | 1 node, no Redis |"
-echo "| --- | ---: | ---: |"
-row "Publish throughput ($CONNECTIONS conns, $PAYLOAD B, ${DURATION} s)" "${R[cluster.publish_rps]} req/s" "${R[single.publish_rps]} req/s"
-row "Publish latency p99" "${R[cluster.publish_p99_ms]} ms" "${R[single.publish_p99_ms]} ms"
-row "Publish errors" "${R[cluster.publish_errors]}" "${R[single.publish_errors]}"
-row "Node CPU per accepted message" "${R[cluster.node_cpu_us_per_msg]} µs" "${R[single.node_cpu_us_per_msg]} µs"
-row "redis-server CPU per message" "${R[cluster.redis_cpu_us_per_msg]} µs" "—"
-row "Nodes + redis-server CPU per message" \
-    "$(awk -v a="${R[cluster.node_cpu_us_per_msg]}" -v b="${R[cluster.redis_cpu_us_per_msg]}" 'BEGIN { printf "%.1f", a + b }') µs" \
-    "${R[single.node_cpu_us_per_msg]} µs"
-row "Fan-out $FANOUT_SUBS subs × $MESSAGES msgs: delivered" "${R[cluster.delivered]} / ${R[cluster.expected]} (errors ${R[cluster.errors]})" "${R[single.delivered]} / ${R[single.expected]} (errors ${R[single.errors]})"
-row "Fan-out latency p50 / p99 / max" "${R[cluster.delivery_p50_ms]} / ${R[cluster.delivery_p99_ms]} / ${R[cluster.delivery_max_ms]} ms" "${R[single.delivery_p50_ms]} / ${R[single.delivery_p99_ms]} / ${R[single.delivery_max_ms]} ms"
+echo "| Scenario | 3 nodes on one Redis | 1 node on Redis | 1 node, no Redis |"
+echo "| --- | ---: | ---: | ---: |"
+row "Publish throughput ($CONNECTIONS conns, $PAYLOAD B, ${DURATION} s)" '${R[$S.publish_rps]} req/s'
+row "Publish latency p99" '${R[$S.publish_p99_ms]} ms'
+row "Publish errors" '${R[$S.publish_errors]}'
+row "Node CPU per accepted message" '${R[$S.node_cpu_us_per_msg]} µs'
+row "redis-server CPU per message" '${R[$S.redis_cpu_us_per_msg]} µs'
+row "Nodes + redis-server CPU per message" '${R[$S.total_cpu_us_per_msg]} µs'
+row "Node CPU per message against one node without Redis" '${R[$S.cpu_ratio_to_single]} ×'
+row "Fan-out $FANOUT_SUBS subs × $MESSAGES msgs: delivered" '${R[$S.delivered]} / ${R[$S.expected]} (errors ${R[$S.errors]})'
+row "Fan-out latency p50 / p99 / max" '${R[$S.delivery_p50_ms]} / ${R[$S.delivery_p99_ms]} / ${R[$S.delivery_max_ms]} ms'
 echo
-echo "Cluster node CPU per message: ${ratio} × the single node's (JSON: $OUT)."
+echo "JSON: $OUT"
