@@ -15,6 +15,7 @@ final class SettingsTableTests: XCTestCase {
         case "keysets": return "p9:s9"
         case "hookAllowList": return "a.example"
         case "adminToken": return "0123456789abcdef"
+        case "redis": return "redis://127.0.0.1:6390/0"
         case "historyEnabled", "historyStrict", "historyAcceptEmpty", "metrics", "limitPrivateAddresses", "appContextEvents": return setting.defaultText == "true" ? "false" : "true"
         case "metricsHost": return "0.0.0.0"
         default:
