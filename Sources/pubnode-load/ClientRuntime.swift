@@ -12,6 +12,8 @@ final class ClientRuntime: Sendable {
     let host: String
     /// Port to connect to.
     let port: Int
+    /// Every port workers are spread over (`port` first).
+    let ports: [Int]
     /// `Host` header value.
     let hostHeader: String
     /// Limits concurrent connection attempts.
@@ -31,6 +33,7 @@ final class ClientRuntime: Sendable {
         loops = Array(group.makeIterator())
         host = options.connectHost
         port = options.port
+        ports = options.ports
         hostHeader = options.hostHeader
         gate = ConnectGate(permits: concurrentConnects)
         self.maxConnectsPerWorker = maxConnectsPerWorker
@@ -38,6 +41,9 @@ final class ClientRuntime: Sendable {
 
     /// Event loop for the `index`-th worker.
     func loop(for index: Int) -> any EventLoop { loops[index % loops.count] }
+
+    /// Server port for the `index`-th worker: the ports in turn.
+    func port(for index: Int) -> Int { ports[index % ports.count] }
 
     /// True once `stop()` was called.
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
@@ -82,7 +88,7 @@ final class ClientRuntime: Sendable {
                     try sync.addHandler(ExchangeHandler(driver: box.value))
                 }
             }
-            .connect(host: host, port: port)
+            .connect(host: host, port: worker.port ?? port)
             .get()
     }
 

@@ -15,6 +15,12 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "URL shapes to use: pubnode or nchan.")
     var target: ServerTarget = .pubnode
 
+    /// Further ports of servers on the same host (a cluster's other nodes).
+    @Option(help: ArgumentHelp(
+        "Another server port on the same host, e.g. a cluster's other node; repeat for several.",
+        discussion: "Connections are spread round-robin over --port and these; a single publisher uses --port."))
+    var extraPort: [Int] = []
+
     /// Whether to print a machine-readable result line after the summary.
     @Flag(help: "Also print one JSON result object (single line) at the end.")
     var json = false
@@ -41,6 +47,9 @@ struct CommonOptions: ParsableArguments {
             throw ValidationError("refusing non-loopback host '\(host)'; use 127.x.x.x, localhost or ::1")
         }
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+        guard extraPort.count <= 64, extraPort.allSatisfy({ (1...65535).contains($0) }) else {
+            throw ValidationError("--extra-port must be 1...65535, at most 64 times")
+        }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1...64") }
     }
 
@@ -57,6 +66,9 @@ struct CommonOptions: ParsableArguments {
             return value <= 255
         }
     }
+
+    /// Every server port: `--port` first, then each `--extra-port`.
+    var ports: [Int] { [port] + extraPort }
 
     /// The address to connect to: `localhost` becomes 127.0.0.1 so no resolver is involved.
     var connectHost: String {

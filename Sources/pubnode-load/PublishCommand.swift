@@ -61,7 +61,8 @@ struct PublishCommand: AsyncParsableCommand {
                     requests: requests, offset: index, factory: factory,
                     measureFrom: measureFrom, measureUntil: measureUntil, errorLog: errorLog
                 ),
-                loop: runtime.loop(for: index)
+                loop: runtime.loop(for: index),
+                port: runtime.port(for: index)
             )
         }
         let watchdog = Task {

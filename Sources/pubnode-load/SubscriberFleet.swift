@@ -7,14 +7,15 @@ struct SubscriberFleet: Sendable {
     /// One worker per subscriber.
     let workers: [Worker<SubscriberDriver>]
 
-    /// Creates `count` subscribers of `channel`, spread over the runtime's loops.
+    /// Creates `count` subscribers of `channel`, spread over the runtime's loops and ports.
     init(count: Int, channel: String, factory: RequestFactory, runtime: ClientRuntime, progress: SubscriberProgress) {
         self.runtime = runtime
         self.progress = progress
         workers = (0..<count).map { index in
             Worker(
                 driver: SubscriberDriver(index: index, channel: channel, factory: factory, progress: progress),
-                loop: runtime.loop(for: index)
+                loop: runtime.loop(for: index),
+                port: runtime.port(for: index)
             )
         }
     }

@@ -6,10 +6,13 @@ struct Worker<Driver: ExchangeDriver>: Sendable {
     let loop: any EventLoop
     /// The driver, accessible only on `loop`.
     let box: NIOLoopBoundBox<Driver>
+    /// The server port this worker connects to; nil: the runtime's `--port`.
+    let port: Int?
 
-    /// Wraps `driver`, handing it over to `loop`.
-    init(driver: sending Driver, loop: any EventLoop) {
+    /// Wraps `driver`, handing it over to `loop`; its connections go to `port` (default: `--port`).
+    init(driver: sending Driver, loop: any EventLoop, port: Int? = nil) {
         self.loop = loop
+        self.port = port
         self.box = NIOLoopBoundBox.makeBoxSendingValue(driver, eventLoop: loop)
     }
 

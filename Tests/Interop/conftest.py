@@ -188,10 +188,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_node(data_dir, port, *extra):
-    """Starts a node of the test's own on `port` and waits until it answers."""
-    process = subprocess.Popen([pubnode_binary(), "--host", "127.0.0.1", "--port", str(port), "--data-dir", data_dir,
-                                *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start_node(data_dir, port, *extra, log=None):
+    """Starts a node of the test's own on `port` and waits until it answers; its output goes to
+    the file `log` when given, otherwise nowhere."""
+    output = open(log, "ab") if log else subprocess.DEVNULL
+    try:
+        process = subprocess.Popen([pubnode_binary(), "--host", "127.0.0.1", "--port", str(port), "--data-dir",
+                                    data_dir, *extra], stdout=output, stderr=subprocess.STDOUT)
+    finally:
+        if log:
+            output.close()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if process.poll() is not None:
