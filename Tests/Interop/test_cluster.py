@@ -105,7 +105,6 @@ def test_a_wildcard_subscriber_receives_what_other_nodes_accept(cluster):
     assert all(m.subscription == prefix + ".*" for m in got)
 
 
-@pytest.mark.xfail(strict=False, reason="shared presence is not in cluster mode yet")
 def test_presence_is_shared_and_joins_are_announced_once(cluster):
     channel = uniq("cl-pres")
     watcher = cluster[2].subscribe(cluster[2].client("watcher"), channels=[channel + "-pnpres"])
