@@ -187,6 +187,7 @@ let package = Package(
             name: "PubNodeHistorySQLiteTests",
             dependencies: [
                 "PubNodeHistorySQLite",
+                "PubNodeHistoryPostgres",
                 "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",
@@ -199,9 +200,10 @@ let package = Package(
             name: "PubNodeHistoryPostgresTests",
             dependencies: [
                 "PubNodeHistoryPostgres",
-                "PubNodeHistorySQLite",
                 "PubNodeTestSupport",
+                "PubNodeServer",
                 "PubNodeCore",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

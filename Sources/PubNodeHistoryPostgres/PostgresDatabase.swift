@@ -43,7 +43,10 @@ public final class PostgresDatabase: Sendable {
         executor = PostgresLoopExecutor(group.next())
         var configuration = location.clientConfiguration
         configuration.options.connectTimeout = min(timeout, .seconds(10))
-        client = PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info: only notices and worse go out.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .notice)
+        client = PostgresClient(configuration: configuration, eventLoopGroup: group, backgroundLogger: background)
         let client = self.client
         let runner = Task(executorPreference: executor) { await client.run() }
         let probe = Task(executorPreference: executor) { [weak self] in
@@ -113,6 +116,14 @@ public final class PostgresDatabase: Sendable {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         for task in tasks.withLock({ $0 }) { await task.value }
         try? await group.shutdownGracefully()
+    }
+
+    /// `shutdown()` for synchronous callers: blocks until the pool is stopped (never call it on
+    /// an event loop).
+    public func close() {
+        let done = DispatchSemaphore(value: 0)
+        Task { await shutdown(); done.signal() }
+        done.wait()
     }
 
     private func note<T>(_ result: Result<T, HistoryError>) {

@@ -10,6 +10,10 @@ enum PostgresFaults {
     static func classify(_ error: any Error) -> HistoryError {
         if let error = error as? HistoryError { return error }
         if error is CancellationError { return .unavailable("PostgreSQL call cancelled") }
+        if let transaction = error as? PostgresTransactionError,
+           let cause = transaction.beginError ?? transaction.closureError ?? transaction.commitError {
+            return classify(cause)
+        }
         guard let error = error as? PSQLError else {
             // Connection pool errors (circuit breaker tripped, pool shut down) and socket errors.
             return .unavailable("PostgreSQL: \(error)")

@@ -137,6 +137,7 @@ public final class PostgresHistoryStore: HistoryStore {
     private static let select = """
         SELECT subscribe_key, channel, timetoken, payload, meta, publisher, message_type, custom_message_type, expires_at
         FROM pubnode_message
+
         """
 
     /// One multi-row insert of `messages`.

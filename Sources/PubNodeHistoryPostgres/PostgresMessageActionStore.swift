@@ -22,7 +22,7 @@ public final class PostgresMessageActionStore: MessageActionStore {
         let now = Self.integer(now), limit = Int64(limit)
         return try database.run { client in
             try await client.withTransaction(logger: logger) { connection -> MessageActionAddOutcome in
-                let lock = "\(key)\u{0}\(channel)\u{0}\(message)"
+                let lock = "\(key)/\(channel)/\(message)"
                 _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger).collect()
                 let same: PostgresQuery = """
                     subscribe_key = \(key) AND channel = \(channel) AND message_tt = \(message)
