@@ -213,6 +213,8 @@ let package = Package(
                 "PubNodeServer",
                 "PubNodeCore",
                 "PubNodeHistorySQLite",
+                "PubNodeHistoryPostgres",
+                "PubNodeTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]

@@ -91,7 +91,10 @@ public final class PostgresDatabase: Sendable {
     private func probe() async {
         let client = self.client, logger = self.logger
         do {
-            try await Self.withDeadline(timeout) { _ = try await client.query("SELECT 1", logger: logger).collect() }
+            // A short deadline: while the database is away the pool holds requests instead of failing them.
+            try await Self.withDeadline(min(timeout, .seconds(2))) {
+                _ = try await client.query("SELECT 1", logger: logger).collect()
+            }
             note(Result<Void, HistoryError>.success(()))
         } catch {
             note(Result<Void, HistoryError>.failure(PostgresFaults.classify(error)))

@@ -17,6 +17,7 @@ final class SettingsTableTests: XCTestCase {
         case "adminToken": return "0123456789abcdef"
         case "historyEnabled", "historyStrict", "historyAcceptEmpty", "metrics", "limitPrivateAddresses", "appContextEvents": return setting.defaultText == "true" ? "false" : "true"
         case "metricsHost": return "0.0.0.0"
+        case "historyUrl": return "postgres://u@db.example:5432/h"
         default:
             let bounds = setting.allowed.components(separatedBy: "...").compactMap { Int($0) }
             let value = (Int(setting.defaultText) ?? 0) + 1
