@@ -6,7 +6,7 @@ public enum PostgresHistory {
     /// Connects to `location` and applies the migrations, waiting up to `timeout` for the
     /// database. Throws `HistoryError` when it cannot be reached or migrated: the node must then
     /// refuse to start rather than pretend history works.
-    public static func open(_ location: PostgresLocation, timeout: Duration = .seconds(10),
+    public static func open(_ location: PostgresLocation, timeout: Duration = .seconds(5),
                             logger: Logger = Logger(label: "pubnode.history.postgres")) throws(HistoryError) -> PostgresDatabase {
         let database = PostgresDatabase(location, timeout: timeout, logger: logger)
         do {
