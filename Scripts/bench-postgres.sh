@@ -2,7 +2,7 @@
 # Benchmarks history in PostgreSQL (--history-url) on this machine and prints Markdown lines for
 # Docs/performance.md:
 #   publish  closed-loop publish throughput (pubnode-load publish) with history off, then with
-#            history in a throwaway PostgreSQL 15 cluster; the ratio of the two
+#            history in a throwaway PostgreSQL 15 cluster (the ratio of the two), then in strict mode
 #   fetch    latency of fetching 100 messages (v3 history, HTTP keep-alive) from a channel of
 #            1,000,000 rows filled directly in SQL: the newest 100, and 100 before random points
 #
@@ -101,6 +101,10 @@ log "publish, history in PostgreSQL"
 start_node --history-url "$URL"
 read -r PG_RPS PG_P99 PG_ERR < <(publish postgres)
 STORED=$(psql_ -c "SELECT count(*) FROM pubnode_message")
+stop_node
+log "publish, history in PostgreSQL, strict mode"
+start_node --history-url "$URL" --history-strict true
+read -r STRICT_RPS STRICT_P99 STRICT_ERR < <(publish strict)
 
 log "filling channel big with $ROWS rows"
 psql_ -c "INSERT INTO pubnode_message (subscribe_key, channel, timetoken, payload, publisher)
@@ -134,5 +138,6 @@ stop_node
 RATIO=$(awk -v a="$PG_RPS" -v b="$OFF_RPS" 'BEGIN { printf "%.0f", a / b * 100 }')
 echo "| Publish, history off | $OFF_RPS req/s (p99 $OFF_P99 ms, errors $OFF_ERR) |"
 echo "| Publish, history in PostgreSQL | $PG_RPS req/s (p99 $PG_P99 ms, errors $PG_ERR); $RATIO % of history off; $STORED rows stored |"
+echo "| Publish, history in PostgreSQL, strict mode | $STRICT_RPS req/s (p99 $STRICT_P99 ms, errors $STRICT_ERR) |"
 echo "| Fetch 100 of $ROWS rows, newest | p50 $NEW_P50 ms, p99 $NEW_P99 ms ($FETCHES fetches) |"
 echo "| Fetch 100 of $ROWS rows, before a random point | p50 $RAND_P50 ms, p99 $RAND_P99 ms ($FETCHES fetches) |"

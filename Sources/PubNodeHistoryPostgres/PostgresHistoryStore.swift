@@ -21,23 +21,27 @@ public final class PostgresHistoryStore: HistoryStore {
     /// Rows inserted by one statement (9 parameters each, well under PostgreSQL's 65,535).
     static let rowsPerInsert = 1000
 
-    /// Inserts the batch in one transaction (a timetoken already stored is ignored) and raises the
-    /// stored newest timetoken.
+    /// Inserts the batch atomically (a timetoken already stored is ignored) and raises the stored
+    /// newest timetoken. A batch of up to `rowsPerInsert` rows is one statement (one round trip,
+    /// its own transaction); a larger one is several in one transaction.
     public func append(_ messages: [StoredMessage]) throws(HistoryError) {
         guard !messages.isEmpty else { return }
         let logger = database.logger
         let newest = Self.integer(messages.map(\.timetoken.rawValue).max() ?? 0)
-        let inserts = stride(from: 0, to: messages.count, by: Self.rowsPerInsert).map { start in
-            Self.insert(messages[start..<min(messages.count, start + Self.rowsPerInsert)])
+        let starts = Array(stride(from: 0, to: messages.count, by: Self.rowsPerInsert))
+        // The last statement also raises the newest timetoken, so the one shared row is locked
+        // only at the end of the transaction.
+        let inserts = starts.map { start in
+            Self.insert(messages[start..<min(messages.count, start + Self.rowsPerInsert)],
+                        newest: start == starts.last ? newest : nil)
         }
         try database.run { client in
+            guard inserts.count > 1 else {
+                _ = try await client.query(inserts[0], logger: logger).collect()
+                return
+            }
             try await client.withTransaction(logger: logger) { connection in
                 for insert in inserts { _ = try await connection.query(insert, logger: logger).collect() }
-                // Last, so the one shared row is locked only for the commit itself.
-                _ = try await connection.query("""
-                    INSERT INTO pubnode_state (key, value) VALUES ('newest_timetoken', \(newest))
-                    ON CONFLICT (key) DO UPDATE SET value = GREATEST(pubnode_state.value, excluded.value)
-                    """, logger: logger).collect()
             }
         }
     }
@@ -140,9 +144,10 @@ public final class PostgresHistoryStore: HistoryStore {
 
         """
 
-    /// One multi-row insert of `messages`.
-    private static func insert(_ messages: ArraySlice<StoredMessage>) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: messages.count * 9)
+    /// One multi-row insert of `messages`; with `newest`, the same statement raises the stored
+    /// newest timetoken to it (a data-modifying `WITH`: both or neither).
+    private static func insert(_ messages: ArraySlice<StoredMessage>, newest: Int64?) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: messages.count * 9 + 1)
         var rows: [String] = []
         rows.reserveCapacity(messages.count)
         for message in messages {
@@ -158,10 +163,17 @@ public final class PostgresHistoryStore: HistoryStore {
             binds.append(message.expiresAtNanoseconds.map(integer))
             rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ",") + ")")
         }
-        return PostgresQuery(unsafeSQL: """
+        let insert = """
             INSERT INTO pubnode_message (subscribe_key, channel, timetoken, payload, meta, publisher, message_type,
                 custom_message_type, expires_at) VALUES \(rows.joined(separator: ","))
             ON CONFLICT DO NOTHING
+            """
+        guard let newest else { return PostgresQuery(unsafeSQL: insert, binds: binds) }
+        binds.append(newest)
+        return PostgresQuery(unsafeSQL: """
+            WITH stored AS (\(insert))
+            INSERT INTO pubnode_state (key, value) VALUES ('newest_timetoken', $\(binds.count))
+            ON CONFLICT (key) DO UPDATE SET value = GREATEST(pubnode_state.value, excluded.value)
             """, binds: binds)
     }
 

@@ -50,6 +50,7 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         }
         XCTAssertEqual(removed.withLock { $0.reduce(0, +) }, 3000, "every expired row deleted once, none twice")
         XCTAssertEqual(try first.expire(now: now + 1, limit: 250), 0)
+        XCTAssertEqual(try second.newestTimetoken(), Timetoken(3100), "batches over one statement raise it too")
         XCTAssertEqual(try second.count(subscribeKey: "demo", channel: "ch", after: .zero, limit: 1000, now: now + 1), 100)
     }
 
@@ -65,7 +66,7 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         XCTAssertEqual(try reader.newestTimetoken(), Timetoken(42))
     }
 
-    func testTheDatabaseAwayFailsCallsAsUnavailableThenTheyRecover() throws {
+    func testTheDatabaseAwayFailsCallsAsUnavailableThenTheyRecover() async throws {
         let server = try server
         let database = try database(timeout: .seconds(2))
         let store = PostgresHistoryStore(database: database)
@@ -78,9 +79,9 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         XCTAssertThrowsError(try store.messages(subscribeKey: "demo", channel: "ch", query: HistoryQuery(), now: now))
         XCTAssertFalse(database.isReachable, "not ready while the database is away")
         try server.restart()
-        waitUntil("the pool reconnects") { database.isReachable }
+        await waitUntil(10, "the pool reconnects") { database.isReachable }
         var recovered: [StoredMessage] = []
-        waitUntil("reads succeed again") {
+        await waitUntil(10, "reads succeed again") {
             recovered = (try? store.messages(subscribeKey: "demo", channel: "ch", query: HistoryQuery(), now: now)) ?? []
             return !recovered.isEmpty
         }
@@ -89,7 +90,7 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         XCTAssertEqual(try store.count(subscribeKey: "demo", channel: "ch", after: .zero, limit: 10, now: now), 2)
     }
 
-    func testStrictPublishesAreRefusedWhileTheDatabaseIsAway() throws {
+    func testStrictPublishesAreRefusedWhileTheDatabaseIsAway() async throws {
         let server = try server
         let database = try database(timeout: .seconds(2))
         let clock = TimetokenClock()
@@ -101,8 +102,8 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         XCTAssertEqual(router.status("/publish/demo/demo/0/ch/0/%22lost%22?uuid=u"), 500, "never acknowledged")
         XCTAssertTrue(history.writer.isFailing(), "readiness's history check fails too")
         try server.restart()
-        waitUntil("the pool reconnects") { database.isReachable }
-        waitUntil("strict publishes succeed again") { router.status("/publish/demo/demo/0/ch/0/%22back%22?uuid=u") == 200 }
+        await waitUntil(10, "the pool reconnects") { database.isReachable }
+        await waitUntil(10, "strict publishes succeed again") { router.status("/publish/demo/demo/0/ch/0/%22back%22?uuid=u") == 200 }
         let stored = try history.fetch(subscribeKey: "demo", channel: "ch", query: HistoryQuery())
         XCTAssertEqual(stored.first.map { String(decoding: $0.payload, as: UTF8.self) }, "\"kept\"")
         XCTAssertFalse(stored.contains { $0.payload == Array("\"lost\"".utf8) })

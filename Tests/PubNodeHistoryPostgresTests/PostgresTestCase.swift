@@ -47,15 +47,6 @@ class PostgresTestCase: XCTestCase {
         return database
     }
 
-    /// Waits (polling, bounded) until `condition` holds.
-    func waitUntil(_ what: String, seconds: Double = 10, _ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { return XCTFail("timed out waiting: \(what)") }
-            usleep(20_000)
-        }
-    }
-
     struct Failure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }

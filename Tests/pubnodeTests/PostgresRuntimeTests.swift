@@ -59,12 +59,12 @@ final class PostgresRuntimeTests: XCTestCase {
 
     /// Polls `/ready` (bounded) until it answers `status`; returns the body.
     private func waitForReady(_ base: String, status: Int) async throws -> String {
-        for _ in 0..<300 {
-            let ready = try await HTTPGet.get("\(base)/ready")
-            if ready.status == status { return ready.body }
-            try await Task.sleep(for: .milliseconds(50))
+        var body = ""
+        await waitUntil(15, "/ready answering \(status)") {
+            guard let ready = try? await HTTPGet.get("\(base)/ready") else { return false }
+            body = ready.body
+            return ready.status == status
         }
-        XCTFail("/ready never answered \(status)")
-        return ""
+        return body
     }
 }
