@@ -4,6 +4,7 @@ import signal
 import tempfile
 
 from conftest import free_port, start_node, uniq, WAIT
+from pubnub.models.consumer.message_actions import PNMessageAction
 from pubnub.pnconfiguration import PNConfiguration
 from pubnub.pubnub import PubNub
 
@@ -78,3 +79,27 @@ def test_strict_acknowledged_publishes_survive_sigkill_in_postgres(postgres_url)
         finally:
             process.terminate()
             process.wait(timeout=10)
+
+
+def test_message_actions_live_in_postgres_across_nodes(postgres_url):
+    """An action added through one node is read with its message through another node."""
+    channel = uniq("pgact")
+    with tempfile.TemporaryDirectory() as first_dir, tempfile.TemporaryDirectory() as second_dir:
+        first_port, second_port = free_port(), free_port()
+        first = start_node(first_dir, first_port, "--history-url", postgres_url)
+        second = start_node(second_dir, second_port, "--history-url", postgres_url)
+        try:
+            writer, reader = _client(first_port), _client(second_port)
+            message_tt = writer.publish().channel(channel).message("one").sync().result.timetoken
+            action = PNMessageAction().create(type="reaction", value="smiley", message_timetoken=str(message_tt))
+            added = writer.add_message_action().channel(channel).message_action(action).sync().result
+            items = reader.fetch_messages().channels(channel).include_message_actions(True).sync().result.channels[channel]
+            assert [item.message for item in items] == ["one"]
+            assert items[0].actions == {"reaction": {"smiley": [
+                {"uuid": writer.config.user_id, "actionTimetoken": added.action_timetoken}]}}
+            listed = reader.get_message_actions().channel(channel).sync().result.actions
+            assert [(a.type, a.value) for a in listed] == [("reaction", "smiley")]
+        finally:
+            for process in (first, second):
+                process.terminate()
+                process.wait(timeout=10)
