@@ -1,4 +1,5 @@
 import Foundation
+import ArgumentParser
 import Logging
 import PubNodeCore
 import PubNodeTestSupport
@@ -17,6 +18,27 @@ final class PostgresRuntimeTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("historyUrl: scheme http is not postgres"), "\(error)")
         }
         XCTAssertEqual(configuration.history.url, "", "nothing changes without it")
+    }
+
+    func testANodeWhoseDatabaseIsUnreachableRefusesToStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pubnode-runtime-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = NodeConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = directory.path
+        // A port nothing listens on: bound, read and released.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        close(listener)
+        try configuration.apply(flags: ["--history-url", "postgres://u@127.0.0.1:\(UInt16(bigEndian: address.sin_port))/d"])
+        XCTAssertThrowsError(try NodeRuntime.make(configuration, logger: Logger(label: "test"))) { error in
+            XCTAssertEqual((error as? ExitCode)?.rawValue, 3, "\(error)")
+        }
     }
 
     func testHistoryLivesInPostgresAndReadinessFollowsTheDatabase() async throws {
