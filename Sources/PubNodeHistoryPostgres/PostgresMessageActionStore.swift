@@ -54,24 +54,24 @@ public final class PostgresMessageActionStore: MessageActionStore {
         }
     }
 
-    /// Removes the action if `uuid` added it.
+    /// Removes the action if `uuid` added it: one `DELETE … RETURNING` (atomic); when it removed
+    /// nothing, a read tells an unknown action from another uuid's.
     public func remove(subscribeKey: String, channel: String, messageTimetoken: Timetoken, actionTimetoken: Timetoken,
                        uuid: String, now: UInt64) throws(HistoryError) -> MessageActionRemoveOutcome {
-        let logger = database.logger
         let message = Self.integer(messageTimetoken.rawValue), actionTT = Self.integer(actionTimetoken.rawValue)
+        let now = Self.integer(now)
+        let removed = try decode("""
+            DELETE FROM pubnode_message_action WHERE subscribe_key = \(subscribeKey) AND channel = \(channel)
+                AND message_tt = \(message) AND action_tt = \(actionTT) AND uuid = \(uuid)
+                AND (expires_at IS NULL OR expires_at > \(now))
+            RETURNING subscribe_key, channel, message_tt, action_tt, uuid, type, value, expires_at
+            """)
+        if let action = removed.first { return .removed(action) }
         let found = try actions("""
             WHERE subscribe_key = \(subscribeKey) AND channel = \(channel) AND message_tt = \(message)
-                AND action_tt = \(actionTT) AND (expires_at IS NULL OR expires_at > \(Self.integer(now)))
+                AND action_tt = \(actionTT) AND (expires_at IS NULL OR expires_at > \(now))
             """)
-        guard let action = found.first else { return .notFound }
-        guard action.uuid == uuid else { return .wrongUUID }
-        try database.run { client in
-            _ = try await client.query("""
-                DELETE FROM pubnode_message_action WHERE subscribe_key = \(subscribeKey) AND channel = \(channel)
-                    AND message_tt = \(message) AND action_tt = \(actionTT) AND uuid = \(uuid)
-                """, logger: logger).collect()
-        }
-        return .removed(action)
+        return found.isEmpty ? .notFound : .wrongUUID
     }
 
     /// The newest `limit` unexpired actions in `range` (on action timetokens), oldest first.
@@ -117,11 +117,15 @@ public final class PostgresMessageActionStore: MessageActionStore {
 
     /// The actions `condition` (a WHERE clause with its order and limit) selects.
     private func actions(_ condition: PostgresQuery) throws(HistoryError) -> [MessageAction] {
-        let logger = database.logger
-        let query = Self.appending("""
+        try decode(Self.appending("""
             SELECT subscribe_key, channel, message_tt, action_tt, uuid, type, value, expires_at FROM pubnode_message_action
 
-            """, condition)
+            """, condition))
+    }
+
+    /// Runs `query`, whose rows are actions' eight columns in table order.
+    private func decode(_ query: PostgresQuery) throws(HistoryError) -> [MessageAction] {
+        let logger = database.logger
         return try database.run { client in
             var out: [MessageAction] = []
             for try await (key, channel, message, action, uuid, type, value, expires) in try await client.query(
