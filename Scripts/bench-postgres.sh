@@ -5,6 +5,7 @@
 #            history in a throwaway PostgreSQL 15 cluster (the ratio of the two), then in strict mode
 #   fetch    latency of fetching 100 messages (v3 history, HTTP keep-alive) from a channel of
 #            1,000,000 rows filled directly in SQL: the newest 100, and 100 before random points
+#   start    a node's start-up on that database (until it accepts connections)
 #
 # Usage: Scripts/bench-postgres.sh [--no-build]
 # Environment (defaults in brackets): SCRATCH [.build-release]  CONNECTIONS [64]  DURATION [10]
@@ -134,6 +135,11 @@ EOF
 )
 read -r NEW_P50 NEW_P99 RAND_P50 RAND_P99 <<<"$FETCH"
 stop_node
+log "timing a node's start on the filled database (migrations checked, rings and clock restored)"
+STARTED=$(date +%s%N)
+start_node --history-url "$URL"
+START_MS=$(( ($(date +%s%N) - STARTED) / 1000000 ))
+stop_node
 
 RATIO=$(awk -v a="$PG_RPS" -v b="$OFF_RPS" 'BEGIN { printf "%.0f", a / b * 100 }')
 echo "| Publish, history off | $OFF_RPS req/s (p99 $OFF_P99 ms, errors $OFF_ERR) |"
@@ -141,3 +147,4 @@ echo "| Publish, history in PostgreSQL | $PG_RPS req/s (p99 $PG_P99 ms, errors $
 echo "| Publish, history in PostgreSQL, strict mode | $STRICT_RPS req/s (p99 $STRICT_P99 ms, errors $STRICT_ERR) |"
 echo "| Fetch 100 of $ROWS rows, newest | p50 $NEW_P50 ms, p99 $NEW_P99 ms ($FETCHES fetches) |"
 echo "| Fetch 100 of $ROWS rows, before a random point | p50 $RAND_P50 ms, p99 $RAND_P99 ms ($FETCHES fetches) |"
+echo "| Node start on that database, until it accepts connections | $START_MS ms |"
