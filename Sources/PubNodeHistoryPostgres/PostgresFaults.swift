@@ -14,6 +14,7 @@ enum PostgresFaults {
            let cause = transaction.beginError ?? transaction.closureError ?? transaction.commitError {
             return classify(cause)
         }
+        if let error = error as? PostgresDecodingError { return .failed("PostgreSQL row unreadable: \(error)") }
         guard let error = error as? PSQLError else {
             // Connection pool errors (circuit breaker tripped, pool shut down) and socket errors.
             return .unavailable("PostgreSQL: \(error)")

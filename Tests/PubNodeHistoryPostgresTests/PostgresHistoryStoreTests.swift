@@ -66,6 +66,17 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         XCTAssertEqual(try reader.newestTimetoken(), Timetoken(42))
     }
 
+    func testAnErrorOfTheQueryIsAFailureNotAnOutage() throws {
+        let database = PostgresDatabase(try location())
+        defer { database.close() }
+        let store = PostgresHistoryStore(database: database)  // never migrated: no tables
+        XCTAssertThrowsError(try store.count(subscribeKey: "demo", channel: "ch", after: .zero, limit: 1, now: now)) { error in
+            guard case .failed(let why) = error as? HistoryError else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.contains("42P01"), why)
+        }
+        XCTAssertTrue(database.isReachable, "the database answered: the node stays ready")
+    }
+
     func testTheDatabaseAwayFailsCallsAsUnavailableThenTheyRecover() async throws {
         let server = try server
         let database = try database(timeout: .seconds(2))
