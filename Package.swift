@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PubNodeCore", targets: ["PubNodeCore"]),
         .library(name: "PubNodeServer", targets: ["PubNodeServer"]),
         .library(name: "PubNodeHistorySQLite", targets: ["PubNodeHistorySQLite"]),
+        .library(name: "PubNodeHistoryPostgres", targets: ["PubNodeHistoryPostgres"]),
         .library(name: "PubNodeClient", targets: ["PubNodeClient"]),
         .library(name: "PubNodeWebhooks", targets: ["PubNodeWebhooks"]),
         .library(name: "PubNodeRedis", targets: ["PubNodeRedis"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -89,6 +91,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // History in PostgreSQL, shared by the nodes of a cluster.
+        .target(
+            name: "PubNodeHistoryPostgres",
+            dependencies: [
+                "PubNodeCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "pubnode",
             dependencies: [
@@ -96,6 +109,7 @@ let package = Package(
                 "PubNodeCore",
                 "PubNodeRedis",
                 "PubNodeHistorySQLite",
+                "PubNodeHistoryPostgres",
                 "PubNodeWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -174,11 +188,22 @@ let package = Package(
             name: "PubNodeHistorySQLiteTests",
             dependencies: [
                 "PubNodeHistorySQLite",
+                "PubNodeHistoryPostgres",
                 "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "PubNodeHistoryPostgresTests",
+            dependencies: [
+                "PubNodeHistoryPostgres",
+                "PubNodeTestSupport",
+                "PubNodeServer",
+                "PubNodeCore",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -189,6 +214,8 @@ let package = Package(
                 "PubNodeServer",
                 "PubNodeCore",
                 "PubNodeHistorySQLite",
+                "PubNodeHistoryPostgres",
+                "PubNodeTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]

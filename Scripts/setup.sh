@@ -5,8 +5,10 @@ set -euo pipefail
 need=()
 # chromium and its driver run the web console's browser tests (Tests/Browser); redis-server runs
 # the Redis client's tests and the cluster suite (each starts its own server on loopback); nginx
-# runs Deploy/nginx.conf in front of local nodes in the deployment tests (Tests/Interop/test_deploy.py).
-for pkg in zlib1g-dev libsqlite3-dev libcurl4-openssl-dev chromium chromium-driver redis-server nginx; do
+# runs Deploy/nginx.conf in front of local nodes in the deployment tests (Tests/Interop/test_deploy.py);
+# postgresql gives the PostgreSQL history tests their throwaway clusters (initdb in a temporary
+# directory, on loopback).
+for pkg in zlib1g-dev libsqlite3-dev libcurl4-openssl-dev chromium chromium-driver redis-server nginx postgresql; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need+=(python3-venv); fi

@@ -34,6 +34,7 @@ public final class HistoryWriter: Sendable {
 
     private struct State {
         var pending: [StoredMessage] = []
+        var pendingBytes = 0
         var completions: [Completion] = []
         var scheduled = false
         var immediate = false
@@ -46,6 +47,10 @@ public final class HistoryWriter: Sendable {
     public let flushMilliseconds: Int
     /// A batch this large is committed at once.
     public let maxBatch: Int
+    /// Payload and meta bytes queued beyond which `isBacklogFull` (the store is slow or away).
+    public let maxPendingBytes: Int
+    /// The default `maxPendingBytes`: 256 MiB.
+    public static let defaultMaxPendingBytes = 256 << 20
     private let queue = DispatchQueue(label: "pubnode.history.writer", qos: .userInitiated)
     private let state = Mutex(State())
     private let onFailure: @Sendable (HistoryError, Int) -> Void
@@ -71,11 +76,13 @@ public final class HistoryWriter: Sendable {
     /// Creates a writer; `onFailure` receives each failed commit's error and message count,
     /// `onCommit` every commit's duration and outcome (on the writer's queue).
     public init(store: any HistoryStore, flushMilliseconds: Int = 10, maxBatch: Int = 2000,
+                maxPendingBytes: Int = HistoryWriter.defaultMaxPendingBytes,
                 onFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
                 onCommit: (@Sendable (CommitReport) -> Void)? = nil) {
         self.store = store
         self.flushMilliseconds = max(0, flushMilliseconds)
         self.maxBatch = max(1, maxBatch)
+        self.maxPendingBytes = max(0, maxPendingBytes)
         self.onFailure = onFailure
         self.onCommit = onCommit
     }
@@ -128,6 +135,12 @@ public final class HistoryWriter: Sendable {
         return DispatchTime.now().uptimeNanoseconds &- failed < UInt64(window.nanoseconds)
     }
 
+    /// Whether the messages queued and not yet committed hold `maxPendingBytes` or more: the
+    /// store has fallen behind (a remote database away); new messages should be refused.
+    public var isBacklogFull: Bool {
+        state.withLock { $0.pendingBytes >= maxPendingBytes }
+    }
+
     /// Messages queued and not yet committed.
     public var pendingCount: Int {
         state.withLock { $0.pending.count }
@@ -143,6 +156,7 @@ public final class HistoryWriter: Sendable {
     private func enqueue(_ message: StoredMessage, completion: Completion?) {
         let schedule = state.withLock { state -> Schedule in
             state.pending.append(message)
+            state.pendingBytes += message.payload.count + (message.meta?.count ?? 0)
             if let completion { state.completions.append(completion) }
             let urgent = completion != nil || state.pending.count >= maxBatch || flushMilliseconds == 0
             if state.scheduled {
@@ -168,6 +182,7 @@ public final class HistoryWriter: Sendable {
             state.immediate = false
             let taken = (state.pending, state.completions)
             state.pending = []
+            state.pendingBytes = 0
             state.completions = []
             return taken
         }

@@ -21,14 +21,15 @@ public final class MessageHistory: Sendable {
     public init(store: any HistoryStore, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
                 clock: TimetokenClock, flushMilliseconds: Int = 10, strict: Bool = false,
                 onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
-                onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil) {
+                onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil,
+                maxPendingBytes: Int = HistoryWriter.defaultMaxPendingBytes) {
         self.store = store
         self.policies = policies
         self.createdPolicy = created
         self.clock = clock
         self.strict = strict
-        self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, onFailure: onWriteFailure,
-                                    onCommit: onCommit)
+        self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, maxPendingBytes: maxPendingBytes,
+                                    onFailure: onWriteFailure, onCommit: onCommit)
     }
 
     /// The policy of a subscribe key, if it keeps history.
@@ -42,10 +43,17 @@ public final class MessageHistory: Sendable {
     /// Stores an accepted message if its keyset keeps history and it asked to be stored.
     ///
     /// Never waits for the disk. In strict mode it returns the commit in flight, which the caller
-    /// observes before acknowledging the publish; otherwise nil.
+    /// observes before acknowledging the publish; otherwise nil. While the writer's backlog is full
+    /// (the store is away), the message is not queued and a commit already failed is returned in
+    /// either mode: the publish is refused (delivered live, not stored) instead of memory growing.
     @discardableResult
     public func record(_ message: PublishedMessage, subscribeKey: String) -> PendingCommit? {
         guard message.store, message.kind == .message, let policy = policy(subscribeKey) else { return nil }
+        guard !writer.isBacklogFull else {
+            let refused = PendingCommit()
+            refused.complete(.unavailable("history backlog full (\(writer.maxPendingBytes) bytes waiting for the store)"))
+            return refused
+        }
         let expiry = policy.expiry(publishedAt: message.publishedAtNanoseconds, ttlHours: message.ttlHours)
         let stored = StoredMessage(message, subscribeKey: subscribeKey, expiresAtNanoseconds: expiry)
         guard strict else {

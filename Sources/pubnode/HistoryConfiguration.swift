@@ -13,6 +13,9 @@ struct HistoryConfiguration: Sendable, Equatable {
     var strict = false
     /// Start with empty history when the history files are damaged, after moving them aside.
     var acceptEmpty = false
+    /// A PostgreSQL database (`postgres://user:password@host:port/db`) to keep history in instead
+    /// of the data directory's SQLite file; empty: SQLite.
+    var url = ""
     /// Per-keyset overrides, by subscribe key.
     var keysets: [String: Override] = [:]
 

@@ -97,6 +97,7 @@ extension NodeConfiguration {
                  \.history.acceptEmpty,
                  help: "When history files are missing or damaged, move them aside (renamed NAME.damaged-TIME) "
                      + "and start with empty history instead of refusing to start."),
+        historyURLSetting,
         hookAllowListSetting,
         adminTokenSetting,
         redisSetting,

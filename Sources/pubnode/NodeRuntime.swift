@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PubNodeCore
+import PubNodeHistoryPostgres
 import PubNodeHistorySQLite
 import PubNodeRedis
 import PubNodeServer
@@ -44,7 +45,9 @@ struct NodeRuntime {
         let onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = metrics.map { metrics in
             { @Sendable report in metrics.historyCommitted(report) }
         }
-        let history = database.map { database in
+        let postgres = try openPostgres(configuration, logger: logger)
+        let history = postgresHistory(postgres, configuration, clock: timetokens, logger: logger, onCommit: onCommit)
+            ?? database.map { database in
             SQLiteHistory.history(
                 database: database, policies: configuration.history.policies(for: configuration.keysets),
                 created: configuration.history.policy(for: ""), clock: timetokens,
@@ -80,7 +83,9 @@ struct NodeRuntime {
                         broker: cluster?.broker ?? MemoryBroker(hubs: hubs), presence: cluster?.presence ?? MemoryPresence(hubs: hubs),
                         clock: timetokens, region: configuration.region, adminToken: configuration.adminToken, hooks: hooks,
                         history: history, accessStore: accessStore, keysetRateLimits: configuration.keysetRateLimits,
-                        messageActions: database.map { SQLiteMessageActionStore(database: $0) } ?? MemoryMessageActionStore(),
+                        messageActions: postgres.map { PostgresMessageActionStore(database: $0) as any MessageActionStore }
+                            ?? database.map { SQLiteMessageActionStore(database: $0) as any MessageActionStore }
+                            ?? MemoryMessageActionStore(),
                         objects: objectStore)
         do { try node.restoreAccess() } catch {
             logger.critical("access store unreadable", metadata: ["error": "\(error)"])
@@ -92,12 +97,12 @@ struct NodeRuntime {
         }
         // The outbox is loaded before the server listens, so no accepted event can precede it.
         try hooks.start()
-        let operations = operations(metrics: metrics, node: node, history: history, logger: logger)
+        let operations = operations(metrics: metrics, node: node, history: history, logger: logger, postgres: postgres)
         cluster?.addReadiness(to: operations)
         let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger, operations: operations)
         let subscribeKeys = configuration.keysets.map(\.subscribeKey)
         let services = NodeServices(
-            history: history.map { history in ClosingService("history") { history.close() } },
+            history: history.map { history in ClosingService("history") { history.close(); await postgres?.shutdown() } },
             cluster: cluster?.service,
             webhooks: ClosingService("webhooks") { await webhooks.shutdown() },
             hooks: ClosingService("hooks") { await hooks.shutdown() },
@@ -110,13 +115,17 @@ struct NodeRuntime {
     }
 
     /// Readiness (history commits succeeding), metrics and the console's files.
-    static func operations(metrics: ServerMetrics?, node: Node, history: MessageHistory?, logger: Logger) -> Operations {
+    static func operations(metrics: ServerMetrics?, node: Node, history: MessageHistory?, logger: Logger,
+                           postgres: PostgresDatabase? = nil) -> Operations {
         let console = ConsoleAssets.installed()
         if console == nil { logger.warning("console files not found; /console is unavailable") }
         let operations = Operations(metrics: metrics, console: console,
                                     startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
         if let history {
             operations.readiness.addCheck("history") { !history.writer.isFailing() }
+        }
+        if let postgres {
+            operations.readiness.addCheck("history database") { postgres.isReachable }
         }
         return operations
     }

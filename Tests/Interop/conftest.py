@@ -7,6 +7,8 @@ The node's address comes from PUBNODE_ORIGIN (host:port), set by run.sh.
 import contextlib
 import os
 import queue
+import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -292,3 +294,48 @@ def node():
         yield n
     finally:
         n.close()
+
+
+# --- PostgreSQL: a throwaway cluster for tests of --history-url ---------------------------------
+
+POSTGRES_BIN = "/usr/lib/postgresql/15/bin"
+
+
+def _as_server_user(argv):
+    """PostgreSQL refuses to run as root: as root, run it as the `postgres` user."""
+    return ["runuser", "-u", "postgres", "--", *argv] if os.getuid() == 0 else list(argv)
+
+
+@pytest.fixture
+def postgres_url():
+    """A throwaway PostgreSQL 15 cluster (initdb in a temporary directory, trust authentication,
+    no fsync) on a free loopback port; yields its URL with a fresh database and deletes it after.
+    Skipped without PostgreSQL, unless PUBNODE_REQUIRE_POSTGRES=1 makes that a failure."""
+    if not os.access(os.path.join(POSTGRES_BIN, "initdb"), os.X_OK):
+        if os.environ.get("PUBNODE_REQUIRE_POSTGRES") == "1":
+            pytest.fail("PostgreSQL 15 is not installed and PUBNODE_REQUIRE_POSTGRES=1")
+        pytest.skip("PostgreSQL 15 is not installed (apt-get install postgresql)")
+    directory = tempfile.mkdtemp(prefix="pubnode-pg-")
+    if os.getuid() == 0:
+        subprocess.run(["chown", "postgres", directory], check=True)
+    data = os.path.join(directory, "data")
+    subprocess.run(_as_server_user([os.path.join(POSTGRES_BIN, "initdb"), "-D", data, "-U", "pubnode", "-A", "trust",
+                                    "-E", "UTF8", "--no-sync", "--no-instructions"]),
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
+    port = free_port()
+    server = subprocess.Popen(_as_server_user([os.path.join(POSTGRES_BIN, "postgres"), "-D", data, "-p", str(port),
+                                               "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
+    try:
+        deadline = time.monotonic() + 20
+        while subprocess.run([os.path.join(POSTGRES_BIN, "pg_isready"), "-h", "127.0.0.1", "-p", str(port), "-q"]).returncode:
+            assert server.poll() is None and time.monotonic() < deadline, "postgres did not start"
+            time.sleep(0.05)
+        subprocess.run([os.path.join(POSTGRES_BIN, "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "pubnode",
+                        "-d", "postgres", "-qc", "CREATE DATABASE history"], check=True)
+        yield "postgres://pubnode@127.0.0.1:%d/history?sslmode=disable" % port
+    finally:
+        with open(os.path.join(data, "postmaster.pid")) as pid_file:
+            os.kill(int(pid_file.readline()), signal.SIGINT)
+        server.wait(timeout=30)
+        shutil.rmtree(directory, ignore_errors=True)

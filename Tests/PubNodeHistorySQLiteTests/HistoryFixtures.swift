@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import PubNodeCore
 import PubNodeHistorySQLite
+import PubNodeHistoryPostgres
 import PubNodeServer
 import PubNodeTestSupport
 import Synchronization
@@ -40,13 +41,15 @@ enum HistoryFixture {
     }
 
     /// The same store contract on every implementation: SQLite in memory, SQLite in a file, and memory.
+    /// PostgreSQL joins when the test class started a server (`PostgresSubject`).
     static func stores(_ test: XCTestCase) throws -> [(String, any HistoryStore)] {
         let file = try directory(test) + "/history.sqlite"
+        let postgres = try PostgresSubject.database(test).map { [("postgres", PostgresHistoryStore(database: $0) as any HistoryStore)] }
         return [
             ("sqlite-memory", SQLiteHistoryStore(database: try HistoryDatabase.inMemory())),
             ("sqlite-file", SQLiteHistoryStore(database: try HistoryDatabase.file(path: file))),
             ("memory", MemoryHistoryStore()),
-        ]
+        ] + (postgres ?? [])
     }
 
     static func message(_ timetoken: UInt64, channel: String = "ch", key: String = "demo", payload: String? = nil,

@@ -2,8 +2,12 @@ import PubNodeCore
 import PubNodeHistorySQLite
 import XCTest
 
-/// One contract, run against SQLite in memory, SQLite in a temporary file, and the memory store.
+/// One contract, run against SQLite in memory, SQLite in a temporary file, the memory store and
+/// PostgreSQL (a throwaway server for the class, a schema per test).
 final class HistoryStoreTests: XCTestCase {
+    override class func setUp() { PostgresSubject.start(for: self) }
+    override class func tearDown() { PostgresSubject.stop(for: self) }
+
     private let now = TestClock.start
 
     private func seeded(_ store: any HistoryStore) throws {

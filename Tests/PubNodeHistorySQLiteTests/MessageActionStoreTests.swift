@@ -1,16 +1,24 @@
 import PubNodeCore
 import PubNodeHistorySQLite
+import PubNodeHistoryPostgres
 import XCTest
 
-/// The `MessageActionStore` contract, run against SQLite (memory and file) and the memory store.
+/// The `MessageActionStore` contract, run against SQLite (memory and file), the memory store and
+/// PostgreSQL (a throwaway server for the class, a schema per test).
 final class MessageActionStoreTests: XCTestCase {
+    override class func setUp() { PostgresSubject.start(for: self) }
+    override class func tearDown() { PostgresSubject.stop(for: self) }
+
     private func stores() throws -> [(String, any MessageActionStore)] {
         let file = try HistoryFixture.directory(self) + "/history.sqlite"
+        let postgres = try PostgresSubject.database(self).map {
+            [("postgres", PostgresMessageActionStore(database: $0) as any MessageActionStore)]
+        }
         return [
             ("sqlite-memory", SQLiteMessageActionStore(database: try HistoryDatabase.inMemory())),
             ("sqlite-file", SQLiteMessageActionStore(database: try HistoryDatabase.file(path: file))),
             ("memory", MemoryMessageActionStore()),
-        ]
+        ] + (postgres ?? [])
     }
 
     private func action(_ actionTT: UInt64, message: UInt64 = 100, uuid: String = "u", type: String = "reaction",

@@ -18,6 +18,7 @@ final class SettingsTableTests: XCTestCase {
         case "redis": return "redis://127.0.0.1:6390/0"
         case "historyEnabled", "historyStrict", "historyAcceptEmpty", "metrics", "limitPrivateAddresses", "appContextEvents": return setting.defaultText == "true" ? "false" : "true"
         case "metricsHost": return "0.0.0.0"
+        case "historyUrl": return "postgres://u@db.example:5432/h"
         default:
             let bounds = setting.allowed.components(separatedBy: "...").compactMap { Int($0) }
             let value = (Int(setting.defaultText) ?? 0) + 1

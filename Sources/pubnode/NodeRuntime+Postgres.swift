@@ -1,0 +1,42 @@
+import ArgumentParser
+import Logging
+import PubNodeCore
+import PubNodeHistoryPostgres
+
+extension NodeRuntime {
+    /// Connects to and migrates the PostgreSQL history database of `--history-url`, or nil when
+    /// none is set or no keyset keeps history. A database that cannot be reached or migrated
+    /// stops the node with exit code 3.
+    static func openPostgres(_ configuration: NodeConfiguration, logger: Logger) throws -> PostgresDatabase? {
+        guard !configuration.history.url.isEmpty else { return nil }
+        let policies = configuration.history.policies(for: configuration.keysets)
+        guard configuration.history.enabled || policies.values.contains(where: \.enabled) else { return nil }
+        let location: PostgresLocation
+        do { location = try PostgresLocation(url: configuration.history.url) } catch {
+            throw ValidationError("historyUrl: \(error.description)")
+        }
+        do {
+            let database = try PostgresHistory.open(location, logger: Logger(label: "pubnode.history.postgres"))
+            logger.info("history in PostgreSQL", metadata: ["database": "\(location)"])
+            return database
+        } catch {
+            logger.critical("history database unreachable; refusing to start",
+                            metadata: ["database": "\(location)", "error": "\(error)"])
+            throw ExitCode(3)
+        }
+    }
+
+    /// The history of `configuration`'s keysets on `postgres`, if it is open.
+    static func postgresHistory(_ postgres: PostgresDatabase?, _ configuration: NodeConfiguration, clock: TimetokenClock,
+                                logger: Logger,
+                                onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)?) -> MessageHistory? {
+        postgres.map { database in
+            PostgresHistory.history(
+                database: database, policies: configuration.history.policies(for: configuration.keysets),
+                created: configuration.history.policy(for: ""), clock: clock,
+                flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
+                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) },
+                onCommit: onCommit)
+        }
+    }
+}
