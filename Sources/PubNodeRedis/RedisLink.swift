@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import PubNodeCore
 import Synchronization
 
@@ -24,6 +25,14 @@ public final class RedisLink: Sendable {
         var subscriber: RedisSubscriber?
         var stopped = false
         var attempt = 0
+        /// Command connections of other event loops (the HTTP front's), by loop: a command sent
+        /// from a loop and its reply stay on that loop's thread.
+        var local: [ObjectIdentifier: LocalConnection] = [:]
+    }
+
+    private enum LocalConnection {
+        case connecting
+        case ready(RedisConnection)
     }
 
     /// A link to `address` on `loop` (not connected until `start`). `onPush` receives every pushed
@@ -40,12 +49,43 @@ public final class RedisLink: Sendable {
     /// Whether both connections are open and ready.
     public var isUp: Bool { up.load(ordering: .acquiring) }
 
-    /// The command connection, or `unavailable` while Redis is away.
+    /// The command connection of the caller's event loop (made on first use; the link's own until
+    /// it is ready), or `unavailable` while Redis is away.
     public func connection() throws(PubNodeError) -> RedisConnection {
-        guard isUp, let connection = state.withLock({ $0.connection }), connection.isActive else {
-            throw .unavailable("the cluster's Redis is unreachable")
+        let current = MultiThreadedEventLoopGroup.currentEventLoop
+        let key = current.map(ObjectIdentifier.init)
+        let (shared, local, start) = state.withLock { state -> (RedisConnection?, RedisConnection?, Bool) in
+            guard let key, current !== loop, !state.stopped else { return (state.connection, nil, false) }
+            switch state.local[key] {
+            case .ready(let connection) where connection.isActive: return (state.connection, connection, false)
+            case .connecting: return (state.connection, nil, false)
+            default:
+                guard state.connection != nil else { return (nil, nil, false) }
+                state.local[key] = .connecting
+                return (state.connection, nil, true)
+            }
         }
-        return connection
+        guard isUp, let shared, shared.isActive else { throw .unavailable("the cluster's Redis is unreachable") }
+        if start, let current, let key { connectLocal(on: current, key: key, shared: shared) }
+        return local ?? shared
+    }
+
+    private func connectLocal(on loop: any EventLoop, key: ObjectIdentifier, shared: RedisConnection) {
+        let address = self.address
+        loop.makeFutureWithTask { try await RedisConnection.connect(to: address, on: loop, timeout: .seconds(2)) }
+            .whenComplete { result in
+                let unused = self.state.withLock { state -> RedisConnection? in
+                    // Kept only while the link is still on the connection it was made beside.
+                    guard case .success(let connection) = result else {
+                        state.local[key] = nil
+                        return nil
+                    }
+                    guard state.connection === shared, !state.stopped else { return connection }
+                    state.local[key] = .ready(connection)
+                    return nil
+                }
+                if let unused { Task { await unused.close() } }
+            }
     }
 
     /// The pub/sub connection, or `unavailable` while Redis is away.
@@ -63,13 +103,15 @@ public final class RedisLink: Sendable {
 
     /// Closes both connections for good.
     public func stop() async {
-        let (connection, subscriber) = state.withLock { state in
+        let (connection, subscriber, local) = state.withLock { state in
             state.stopped = true
-            return (state.connection, state.subscriber)
+            defer { state.local = [:] }
+            return (state.connection, state.subscriber, state.local.values)
         }
         up.store(false, ordering: .releasing)
         await connection?.close()
         await subscriber?.close()
+        for case .ready(let extra) in local { await extra.close() }
     }
 
     private func connectOnce() {
@@ -115,16 +157,21 @@ public final class RedisLink: Sendable {
     }
 
     private func lost(_ connection: RedisConnection, _ subscriber: RedisSubscriber) {
-        let current = state.withLock { state -> Bool in
-            guard state.connection === connection else { return false }
+        let (current, local) = state.withLock { state -> (Bool, [LocalConnection]) in
+            guard state.connection === connection else { return (false, []) }
             state.connection = nil
             state.subscriber = nil
-            return !state.stopped
+            defer { state.local = [:] }
+            return (!state.stopped, Array(state.local.values))
         }
         guard current else { return }
         up.store(false, ordering: .releasing)
         logger.error("redis connection lost; reconnecting", metadata: ["redis": "\(address)"])
-        Task { await connection.close(); await subscriber.close() }
+        Task {
+            await connection.close()
+            await subscriber.close()
+            for case .ready(let extra) in local { await extra.close() }
+        }
         retry(after: RedisError.connectionClosed)
     }
 
