@@ -74,22 +74,25 @@ extension ClusterTopic {
         parse(redisChannel, head: "\(prefix):m:")
     }
 
-    /// The subscribe key and channel of a name `<head><len>:<sub>:<channel>`.
-    static func parse(_ redisChannel: String, head: String) -> (subscribeKey: String, channel: String)? {
-        let head = Array(head.utf8)
-        let bytes = Array(redisChannel.utf8)
-        guard bytes.count > head.count, bytes.starts(with: head) else { return nil }
-        var index = head.count
+    /// The subscribe key and channel of a name `<head><len>:<sub>:<channel>` (once per pushed
+    /// message: read in place, without copying the name).
+    static func parse(_ name: String, head: String) -> (subscribeKey: String, channel: String)? {
+        let bytes = name.utf8
+        guard bytes.starts(with: head.utf8) else { return nil }
+        var index = bytes.index(bytes.startIndex, offsetBy: head.utf8.count)
         var length = 0
-        while index < bytes.count, let digit = bytes[index].wholeDecimalDigit, length < 1_000_000 {
+        var digits = 0
+        while index != bytes.endIndex, let digit = bytes[index].wholeDecimalDigit, digits < 7 {
             length = length * 10 + digit
-            index += 1
+            digits += 1
+            index = bytes.index(after: index)
         }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":"), index + 1 + length < bytes.count,
-              bytes[index + 1 + length] == UInt8(ascii: ":") else { return nil }
-        let key = String(decoding: bytes[(index + 1)..<(index + 1 + length)], as: UTF8.self)
-        let channel = String(decoding: bytes[(index + 2 + length)...], as: UTF8.self)
-        return (key, channel)
+        guard digits > 0, index != bytes.endIndex, bytes[index] == UInt8(ascii: ":") else { return nil }
+        let keyStart = bytes.index(after: index)
+        guard let keyEnd = bytes.index(keyStart, offsetBy: length, limitedBy: bytes.endIndex), keyEnd != bytes.endIndex,
+              bytes[keyEnd] == UInt8(ascii: ":") else { return nil }
+        return (String(decoding: bytes[keyStart..<keyEnd], as: UTF8.self),
+                String(decoding: bytes[bytes.index(after: keyEnd)...], as: UTF8.self))
     }
 }
 
