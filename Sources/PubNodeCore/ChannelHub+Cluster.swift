@@ -42,12 +42,14 @@ extension ChannelHub {
         return waiters
     }
 
-    /// Whether anyone is parked on `channel`, directly or through one of its groups.
+    /// Whether anyone is parked on `channel`, directly or through one of its groups (for a
+    /// `-pnpres` channel, through the `-pnpres` form of its base channel's groups).
     public func hasWaiters(onChannel channel: String) -> Bool {
-        guard let (direct, memberOf) = channels.get(channel)?.inner.withLock({ (!$0.waiters.isEmpty, $0.groups) }) else {
-            return false
-        }
-        return direct || memberOf.contains { hasWaiters(onFanIn: $0, group: true) }
+        let direct = channels.get(channel)?.inner.withLock { !$0.waiters.isEmpty } ?? false
+        if direct { return true }
+        let base = NameRules.presenceBase(channel)
+        let memberOf = channels.get(base ?? channel)?.inner.withLock { $0.groups } ?? []
+        return memberOf.contains { hasWaiters(onFanIn: base == nil ? $0 : $0 + NameRules.presenceSuffix, group: true) }
     }
 
     /// Whether anyone is parked on the group or pattern `name` (`groups: true` for a group).
@@ -55,13 +57,13 @@ extension ChannelHub {
         (group ? groups : prefixes).get(name)?.inner.withLock { !$0.waiters.isEmpty } ?? false
     }
 
-    /// Makes the local group `group` hold exactly `members` (the cluster's copy), waking its
-    /// parked subscribers when it changed.
-    public func mirrorGroup(_ group: String, members: Set<String>) {
+    /// Makes the local group `group` hold exactly `members` (the cluster's copy, which enforced
+    /// the limits already); throws only when this hub's own limits refuse it.
+    public func mirrorGroup(_ group: String, members: Set<String>) throws(PubNodeError) {
         let current = Set(groups.get(group)?.members() ?? [])
         let removed = current.subtracting(members)
         let added = members.subtracting(current)
-        if !removed.isEmpty { try? removeChannels(Array(removed), fromGroup: group) }
-        if !added.isEmpty { try? addChannels(Array(added), toGroup: group) }
+        if !removed.isEmpty { try removeChannels(Array(removed), fromGroup: group) }
+        if !added.isEmpty { try addChannels(Array(added), toGroup: group) }
     }
 }

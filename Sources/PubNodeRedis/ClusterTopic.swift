@@ -30,6 +30,8 @@ final class ClusterTopicState: Sendable {
         var lastUsedNanoseconds: UInt64 = 0
         /// Taken out of the map by the idle sweep: a poll that still holds it looks it up again.
         var removed = false
+        /// A group changed while its members were being read: read them again once done.
+        var changedWhileWarming = false
     }
 
     let inner = Mutex<Inner>(Inner())

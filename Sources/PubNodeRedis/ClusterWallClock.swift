@@ -19,9 +19,13 @@ public final class ClusterWallClock: WallClock {
         return UInt64(max(now, 0))
     }
 
-    /// Records Redis's time (`redisNanoseconds`) read when `base` said `localNanoseconds`.
-    public func measured(redisNanoseconds: UInt64, localNanoseconds: UInt64) {
-        offset.store(Int64(clamping: redisNanoseconds) &- Int64(clamping: localNanoseconds), ordering: .relaxed)
+    /// Records Redis's time (`redisNanoseconds`), read before `base` said `localNanoseconds`.
+    ///
+    /// The offset errs low (by the probe's round trip, plus `margin`): this clock never runs ahead
+    /// of Redis's, so a handshake's cursor is never after a timetoken Redis issues later.
+    public func measured(redisNanoseconds: UInt64, localNanoseconds: UInt64, margin: UInt64 = 1_000_000) {
+        offset.store(Int64(clamping: redisNanoseconds) &- Int64(clamping: localNanoseconds) &- Int64(clamping: margin),
+                     ordering: .relaxed)
     }
 
     /// This machine's own clock.

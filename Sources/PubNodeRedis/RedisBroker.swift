@@ -32,7 +32,7 @@ public final class RedisBroker: Broker {
         self.limits = limits
         self.link = RedisLink(address: address, loop: loop, logger: logger,
                               onPush: { link, push in cluster.received(push, link: link) },
-                              onUp: { link in cluster.linkUp(link) })
+                              onUp: { link in cluster.linkUp(link) }, onTime: { cluster.redisTime($0) })
     }
 
     /// Starts connecting to Redis (and reconnecting whenever the connection drops).
@@ -104,11 +104,22 @@ struct RedisKeysetBroker: KeysetBroker {
         // Until everything it listens to is received here, the poll waits (its buffers would be
         // incomplete); it is woken when they are, and parks again.
         guard cluster.ensure(needed, waiter: waiter, link: link) else { return nil }
-        return hub.park(waiter, on: subscription, after: cursor)
+        let ready = hub.park(waiter, on: subscription, after: cursor)
+        // A reconnection may have begun while it read: what it found may lack what the catch-up
+        // is about to merge, so it waits for that instead.
+        guard ready != nil, !cluster.isReady(needed) else { return ready }
+        hub.cancel(waiter, on: subscription)
+        return cluster.ensure(needed, waiter: waiter, link: link) ? hub.park(waiter, on: subscription, after: cursor) : nil
     }
 
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
-        hub.collect(subscription, after: cursor)
+        // A woken poll reads only when everything it listens to is received: a topic still
+        // catching up may yet merge messages older than what the others hold.
+        let needed = cluster.topics(of: subscription, subscribeKey: subscribeKey, hub: hub)
+        let nothing = DeliveryBatch(deliveries: [], next: cursor)
+        guard cluster.isReady(needed) else { return nothing }
+        let batch = hub.collect(subscription, after: cursor)
+        return cluster.isReady(needed) ? batch : nothing
     }
 
     func cancel(_ waiter: any Waiter, on subscription: Subscription) {

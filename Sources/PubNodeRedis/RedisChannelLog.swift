@@ -100,11 +100,12 @@ public struct RedisChannelLog: Sendable {
         var messages: [(Timetoken, ClusterRecord)] = []
         messages.reserveCapacity(entries.count)
         for entry in entries {
+            // An entry this version cannot read (another version's, say) is passed over, so one
+            // bad record never blocks a channel's catch-up.
             guard let pair = entry.array, pair.count == 2, let id = pair[0].string, let timetoken = timetoken(ofID: id),
-                  let fields = pair[1].array, fields.count == 2, let bytes = fields[1].bytes else {
-                throw RedisError.unexpectedReply("stream entry \(entry)")
-            }
-            messages.append((timetoken, try ClusterRecord(decoding: bytes)))
+                  let fields = pair[1].array, fields.count == 2, let bytes = fields[1].bytes,
+                  let record = try? ClusterRecord(decoding: bytes) else { continue }
+            messages.append((timetoken, record))
         }
         let through = timetoken(ofID: dropped).flatMap { $0 == .zero ? nil : $0 }
         return Read(messages: messages, droppedThrough: through)

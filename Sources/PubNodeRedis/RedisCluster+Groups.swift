@@ -17,6 +17,11 @@ extension RedisCluster {
         "g\(subscribeKey.utf8.count):\(subscribeKey):\(group)"
     }
 
+    /// What the control channel carries when a uuid left: `u<len>:<sub>:<uuid>`.
+    func leftNotice(_ subscribeKey: String, _ uuid: String) -> String {
+        "u\(subscribeKey.utf8.count):\(subscribeKey):\(uuid)"
+    }
+
     /// A group's channels as Redis has them.
     func members(of group: String, subscribeKey: String, on connection: RedisConnection) -> EventLoopFuture<[String]> {
         connection.sendCommand(["SMEMBERS", .text(groupKey(subscribeKey, group))]).flatMapThrowing { reply in
@@ -27,13 +32,24 @@ extension RedisCluster {
 
     /// A group changed somewhere in the cluster: if this node receives it, read it again (and
     /// receive its new channels). On the link's loop.
-    func groupChanged(_ payload: ByteBuffer, link: RedisLink) {
-        guard let text = payload.getString(at: payload.readerIndex, length: payload.readableBytes),
-              let (subscribeKey, group) = ClusterTopic.parse(text, head: "g") else { return }
+    func groupChanged(_ notice: String, link: RedisLink) {
+        guard let (subscribeKey, group) = ClusterTopic.parse(notice, head: "g") else { return }
         let topic = ClusterTopic.group(subscribeKey: subscribeKey, name: group)
-        guard let state = topics.get(topic), state.inner.withLock({ $0.phase == .ready && !$0.removed }) else { return }
-        state.inner.withLock { $0.phase = .warming }
-        warm(topic, state, link: link)
+        guard let state = topics.get(topic) else { return }
+        let again = state.inner.withLock { inner -> Bool in
+            guard !inner.removed else { return false }
+            switch inner.phase {
+            case .idle: return false
+            case .warming:
+                // Its members are being read: the reply may predate this change, so read again after.
+                inner.changedWhileWarming = true
+                return false
+            case .ready:
+                inner.phase = .warming
+                return true
+            }
+        }
+        if again { warm(topic, state, link: link) }
     }
 }
 

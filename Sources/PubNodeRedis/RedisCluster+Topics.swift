@@ -55,6 +55,11 @@ extension RedisCluster {
         return allReady
     }
 
+    /// Whether every topic of `needed` is received here.
+    func isReady(_ needed: [ClusterTopic]) -> Bool {
+        needed.allSatisfy { topic in topics.get(topic)?.inner.withLock { $0.phase == .ready && !$0.removed } ?? false }
+    }
+
     /// Subscribes to a topic in Redis, reads what the cluster buffered for it, then marks it
     /// ready and wakes the polls waiting for it. On the link's loop. While Redis is away it stays
     /// warming; the next connection warms it again.
@@ -71,13 +76,17 @@ extension RedisCluster {
             .whenComplete { result in
                 switch result {
                 case .success:
-                    let waiters = state.inner.withLock { inner -> [any Waiter] in
-                        guard inner.phase == .warming else { return [] }
+                    let (waiters, again) = state.inner.withLock { inner -> ([any Waiter], Bool) in
+                        guard inner.phase == .warming, !inner.removed else { return ([], false) }
                         inner.phase = .ready
+                        let again = inner.changedWhileWarming
+                        inner.changedWhileWarming = false
+                        if again { inner.phase = .warming }
                         defer { inner.waiters = [] }
-                        return inner.waiters
+                        return (inner.waiters, again)
                     }
                     waiters.wakeAll()
+                    if again { self.warm(topic, state, link: link) }
                 case .failure(let error):
                     self.logger.warning("cluster topic not received yet", metadata: ["topic": "\(topic)", "error": "\(error)"])
                     guard link.isUp else { return }
@@ -95,8 +104,8 @@ extension RedisCluster {
         case .pattern:
             return scanStreams(topic.redisName(log, stream: true)!, cursor: "0", rounds: 0, hub: hub, connection: connection)
         case .group(let key, let name):
-            return members(of: name, subscribeKey: key, on: connection).hop(to: link.loop).map { members in
-                hub.mirrorGroup(name, members: Set(members))
+            return members(of: name, subscribeKey: key, on: connection).hop(to: link.loop).flatMapThrowing { members in
+                try hub.mirrorGroup(name, members: Set(members))
                 // Its channels are received from now on, whoever waits on them.
                 let channels = members.map { ClusterTopic.channel(subscribeKey: key, name: $0) }
                 _ = self.ensure(channels, waiter: nil, link: link)
@@ -137,15 +146,33 @@ extension RedisCluster {
     func sweepIdle(subscribeKey: String, link: RedisLink) {
         guard let hub = hubs.hub(subscribeKey) else { return }
         let since = clock.nowNanoseconds() &- idleNanoseconds
+        // A topic still warming is given up only after every poll waiting for it has timed out.
+        let stuck = clock.nowNanoseconds() &- idleNanoseconds &* 5
         link.loop.execute {
             var dropped: [ClusterTopic] = []
             self.topics.removeAll { topic, state in
                 guard topic.subscribeKey == subscribeKey else { return false }
                 return state.inner.withLock { inner in
-                    guard inner.phase == .ready, inner.lastUsedNanoseconds < since, !Self.inUse(topic, hub: hub) else { return false }
+                    guard inner.lastUsedNanoseconds < (inner.phase == .warming ? stuck : since) else { return false }
+                    switch inner.phase {
+                    case .ready:
+                        guard !Self.inUse(topic, hub: hub) else { return false }
+                        dropped.append(topic)
+                    case .warming:
+                        // Stuck (Redis away) and asked for by no poll for the idle time: its
+                        // waiters have long been answered by their timeouts.
+                        inner.waiters = []
+                    case .idle:
+                        break
+                    }
                     inner.removed = true
-                    dropped.append(topic)
                     return true
+                }
+            }
+            for case .group(_, let name) in dropped {
+                // Its local copy goes too: a later subscriber reads it again.
+                do { try hub.mirrorGroup(name, members: []) } catch {
+                    self.logger.error("local group copy not cleared", metadata: ["group": "\(name)", "error": "\(error)"])
                 }
             }
             guard let subscriber = try? link.subscriber() else { return }

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PubNodeCore
+import Synchronization
 
 /// What a node shares with the rest of its cluster through Redis, and how it receives what the
 /// others publish: the state behind `RedisBroker`.
@@ -20,6 +21,9 @@ final class RedisCluster: Sendable {
     let topics = ShardedMap<ClusterTopic, ClusterTopicState>(shardCount: 16)
     /// How long a topic nobody waits on stays received.
     let idleNanoseconds: UInt64
+    /// Told (subscribe key, uuid) when a uuid left on any node (the presence store forgets when
+    /// it last wrote that uuid's presence, so its next poll announces it again).
+    let onLeft = Mutex<(@Sendable (String, String) -> Void)?>(nil)
     /// The pub/sub channel announcing group changes to every node.
     var controlChannel: String { "\(log.prefix):control" }
 
@@ -38,7 +42,12 @@ final class RedisCluster: Sendable {
     /// the link's loop, in Redis's order.
     func received(_ push: RedisPushMessage, link: RedisLink) {
         if push.channel == controlChannel {
-            groupChanged(push.payload, link: link)
+            let notice = push.payload.getString(at: push.payload.readerIndex, length: push.payload.readableBytes) ?? ""
+            if notice.hasPrefix("g") {
+                groupChanged(notice, link: link)
+            } else if notice.hasPrefix("u"), let (subscribeKey, uuid) = ClusterTopic.parse(notice, head: "u") {
+                onLeft.withLock { $0 }?(subscribeKey, uuid)
+            }
             return
         }
         guard let (subscribeKey, channel) = ClusterTopic.parse(redisChannel: push.channel, prefix: log.prefix),
@@ -57,29 +66,33 @@ final class RedisCluster: Sendable {
                          region: region, publishedAtNanoseconds: record.publishedAtNanoseconds)
     }
 
-    /// After each (re)connection, on the link's loop: listens for group changes, measures the
-    /// clock offset, then receives again every topic it had (reading what it missed meanwhile).
+    /// After each (re)connection, on the link's loop: listens for group changes, then receives
+    /// again every topic it had (reading what it missed meanwhile).
     func linkUp(_ link: RedisLink) {
-        guard let subscriber = try? link.subscriber(), let connection = try? link.connection() else { return }
-        let localBefore = wall?.localNanoseconds() ?? 0
-        subscriber.subscribe([controlChannel]).whenFailure { error in
-            self.logger.error("cluster control channel not subscribed", metadata: ["error": "\(error)"])
-        }
-        connection.sendCommand(["TIME"]).whenSuccess { reply in
-            guard let wall = self.wall, let parts = reply.array, parts.count == 2,
-                  let seconds = parts[0].string.flatMap(UInt64.init), let micros = parts[1].string.flatMap(UInt64.init) else { return }
-            let localAfter = wall.localNanoseconds()
-            wall.measured(redisNanoseconds: seconds * 1_000_000_000 + micros * 1_000,
-                          localNanoseconds: localBefore / 2 + localAfter / 2)
-        }
+        guard let subscriber = try? link.subscriber() else { return }
+        // Polls read nothing until their topics have caught up again.
+        var again: [(ClusterTopic, ClusterTopicState)] = []
         for (topic, state) in topics.entries() {
             let rewarm = state.inner.withLock { inner -> Bool in
-                guard inner.phase != .idle else { return false }
+                guard inner.phase != .idle, !inner.removed else { return false }
                 inner.phase = .warming
                 return true
             }
-            if rewarm { warm(topic, state, link: link) }
+            if rewarm { again.append((topic, state)) }
         }
+        // Groups are read again only once changes to them are heard, so none is missed between.
+        subscriber.subscribe([controlChannel]).whenComplete { result in
+            if case .failure(let error) = result {
+                self.logger.error("cluster control channel not subscribed", metadata: ["error": "\(error)"])
+            }
+            for (topic, state) in again { self.warm(topic, state, link: link) }
+        }
+    }
+
+    /// Redis's time, from the link's probe: the node's clock follows it.
+    func redisTime(_ nanoseconds: UInt64) {
+        guard let wall else { return }
+        wall.measured(redisNanoseconds: nanoseconds, localNanoseconds: wall.localNanoseconds())
     }
 }
 

@@ -40,10 +40,15 @@ struct RedisKeysetPresence: KeysetPresence, SharedPresence {
 
     func leave(uuid: String, channels: [String], groups: [String]) {
         store.forget(subscribeKey: subscribeKey, uuid: uuid)
+        let (cluster, link, subscribeKey) = (cluster, link, subscribeKey)
         run { () async throws(PubNodeError) in
             let presence = try redis()
             let all = try await expand(channels, groups).channels
-            return try await Self.refusing { try await presence.leave(uuid: uuid, channels: all) }
+            let events = try await Self.refusing { try await presence.leave(uuid: uuid, channels: all) }
+            // Every node forgets when it last wrote this uuid, so a poll it serves next joins again.
+            _ = try? await link.connection().send(["PUBLISH", .text(cluster.controlChannel),
+                                                   .text(cluster.leftNotice(subscribeKey, uuid))])
+            return events
         }
     }
 

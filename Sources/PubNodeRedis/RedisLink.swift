@@ -19,6 +19,7 @@ public final class RedisLink: Sendable {
     private let up = Atomic<Bool>(false)
     private let onPush: @Sendable (RedisLink, RedisPushMessage) -> Void
     private let onUp: @Sendable (RedisLink) -> Void
+    private let onTime: @Sendable (_ redisNanoseconds: UInt64) -> Void
 
     private struct State {
         var connection: RedisConnection?
@@ -28,6 +29,8 @@ public final class RedisLink: Sendable {
         /// Command connections of other event loops (the HTTP front's), by loop: a command sent
         /// from a loop and its reply stay on that loop's thread.
         var local: [ObjectIdentifier: LocalConnection] = [:]
+        /// The liveness probe of the current connection.
+        var probe: RepeatedTask?
     }
 
     private enum LocalConnection {
@@ -36,14 +39,18 @@ public final class RedisLink: Sendable {
     }
 
     /// A link to `address` on `loop` (not connected until `start`). `onPush` receives every pushed
-    /// message; `onUp` runs after each (re)connection, before the link reports up.
+    /// message; `onUp` runs after each (re)connection, once the link reports up; `onTime` gets
+    /// Redis's time from the liveness probe (every second: `TIME`, answered within 3 s or the
+    /// connection is dropped and made again), when the answer arrives.
     public init(address: RedisAddress, loop: any EventLoop, logger: Logger,
-                onPush: @escaping @Sendable (RedisLink, RedisPushMessage) -> Void, onUp: @escaping @Sendable (RedisLink) -> Void) {
+                onPush: @escaping @Sendable (RedisLink, RedisPushMessage) -> Void, onUp: @escaping @Sendable (RedisLink) -> Void,
+                onTime: @escaping @Sendable (_ redisNanoseconds: UInt64) -> Void = { _ in }) {
         self.address = address
         self.loop = loop
         self.logger = logger
         self.onPush = onPush
         self.onUp = onUp
+        self.onTime = onTime
     }
 
     /// Whether both connections are open and ready.
@@ -105,6 +112,7 @@ public final class RedisLink: Sendable {
     public func stop() async {
         let (connection, subscriber, local) = state.withLock { state in
             state.stopped = true
+            state.probe?.cancel()
             defer { state.local = [:] }
             return (state.connection, state.subscriber, state.local.values)
         }
@@ -153,7 +161,26 @@ public final class RedisLink: Sendable {
         }
         up.store(true, ordering: .releasing)
         logger.info("redis connected", metadata: ["redis": "\(address)"])
+        let probe = loop.scheduleRepeatedTask(initialDelay: .zero, delay: .seconds(1)) { _ in
+            self.probe(connection, subscriber)
+        }
+        state.withLock { $0.probe = probe }
         onUp(self)
+    }
+
+    /// Asks Redis the time; no answer within 3 s means the connection is dead though open (a
+    /// vanished host or a partition): both connections are closed and made again.
+    private func probe(_ connection: RedisConnection, _ subscriber: RedisSubscriber) {
+        let deadline = loop.scheduleTask(in: .seconds(3)) {
+            self.logger.error("redis did not answer within 3 s; reconnecting", metadata: ["redis": "\(self.address)"])
+            Task { await connection.close(); await subscriber.close() }
+        }
+        connection.sendCommand(["TIME"]).whenComplete { result in
+            deadline.cancel()
+            guard case .success(let reply) = result, let parts = reply.array, parts.count == 2,
+                  let seconds = parts[0].string.flatMap(UInt64.init), let micros = parts[1].string.flatMap(UInt64.init) else { return }
+            self.onTime(seconds * 1_000_000_000 + micros * 1_000)
+        }
     }
 
     private func lost(_ connection: RedisConnection, _ subscriber: RedisSubscriber) {
@@ -161,6 +188,8 @@ public final class RedisLink: Sendable {
             guard state.connection === connection else { return (false, []) }
             state.connection = nil
             state.subscriber = nil
+            state.probe?.cancel()
+            state.probe = nil
             defer { state.local = [:] }
             return (!state.stopped, Array(state.local.values))
         }

@@ -27,6 +27,11 @@ func connectRedisChannel(to address: RedisAddress, on group: any EventLoopGroup,
                          handler: @escaping @Sendable () -> any ChannelHandler) async throws -> any Channel {
     try await ClientBootstrap(group: group)
         .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+        // A peer that vanished without a reset (host down, partition) is noticed in about 10 s.
+        .channelOption(.socketOption(.so_keepalive), value: 1)
+        .channelOption(.tcpOption(.init(rawValue: 4)), value: 5)   // TCP_KEEPIDLE
+        .channelOption(.tcpOption(.init(rawValue: 5)), value: 2)   // TCP_KEEPINTVL
+        .channelOption(.tcpOption(.init(rawValue: 6)), value: 3)   // TCP_KEEPCNT
         .connectTimeout(timeout)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {

@@ -21,6 +21,10 @@ public final class RedisPresenceStore: PresenceManager {
         self.hubs = broker.hubs
         self.broker = broker
         self.observer = observer
+        let marks = self.marks
+        broker.cluster.onLeft.withLock { handler in
+            handler = { subscribeKey, uuid in _ = marks.remove(subscribeKey + "\u{0}" + uuid) { _ in true } }
+        }
     }
 
     /// The presence of `subscribeKey`, if open.

@@ -4,6 +4,7 @@ import NIOPosix
 import PubNodeCore
 @testable import PubNodeRedis
 import PubNodeTestSupport
+import Synchronization
 import XCTest
 
 /// Nodes sharing one real `redis-server`, each with its own `RedisBroker`: what one accepts reaches
@@ -161,5 +162,71 @@ final class ClusterNodeTests: RedisServerTestCase {
         let events = try read(c, ["room-pnpres"], after: cursor)
         XCTAssertEqual(events.filter { $0.contains("\"join\"") }.count, 2)
         XCTAssertTrue(events[2].contains("\"leave\"") && events[2].contains("alice"), events[2])
+    }
+
+    /// A long-poll client as the HTTP front drives one: park, and when woken read (the production
+    /// path), until `enough` says so or 20 s pass.
+    private func listen(_ node: Node, _ channels: [String], after start: Timetoken,
+                        until enough: ([Timetoken]) -> Bool) async throws -> [Timetoken] {
+        let subscription = try Subscription(channelNames: channels, groupNames: [], limits: node.limits)
+        let broker = try XCTUnwrap(node.broker.keyset("demo"))
+        var (cursor, received) = (start, [Timetoken]())
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !enough(received), ContinuousClock.now < deadline {
+            let waiter = TestWaiter()
+            var batch = broker.park(waiter, on: subscription, after: cursor)
+            if batch == nil {
+                _ = await eventually(timeout: .milliseconds(500)) { waiter.wakeCount > 0 }
+                broker.cancel(waiter, on: subscription)
+                batch = broker.read(subscription, after: cursor)
+            }
+            received += batch!.deliveries.map(\.message.timetoken)
+            cursor = batch!.next
+        }
+        return received
+    }
+
+    func testAMultiChannelListenerMissesNothingAcrossALostSubscriberConnection() async throws {
+        let (a, b) = (try await member(), try await member())
+        let start = b.time()
+        _ = try await park(b, ["x", "y"], after: start, TestWaiter())
+        let admin = try await connect()
+        let total = 120
+        let progress = Mutex<(acknowledged: [Timetoken], refused: Int, done: Bool)>(([], 0, false))
+        let link = (a.broker as! RedisBroker).link
+        let publisher = Task { [a] in
+            var index = 0
+            while index < total {
+                if index == total / 2, progress.withLock({ $0.refused == 0 }) {
+                    // Redis drops every pub/sub connection: the nodes reconnect and catch up.
+                    _ = try? await admin.send(["CLIENT", "KILL", "TYPE", "pubsub"])
+                }
+                let request = PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: index % 2 == 0 ? "x" : "y",
+                                             payload: Array("\"m\(index)\"".utf8))
+                // A publish cut off with its connection answers 503 though Redis may have run it:
+                // such a message may or may not arrive.
+                let timetoken = try? await a.publish(request).timetoken
+                progress.withLock { progress in
+                    if let timetoken { progress.acknowledged.append(timetoken) } else { progress.refused += 1 }
+                }
+                if timetoken == nil {
+                    _ = await eventually { link.isUp }
+                } else {
+                    index += 1
+                }
+            }
+            progress.withLock { $0.done = true }
+        }
+        let received = try await listen(b, ["x", "y"], after: start) { received in
+            progress.withLock { $0.done && Set(received).isSuperset(of: $0.acknowledged) }
+        }
+        await publisher.value
+        let (acknowledged, refused, _) = progress.withLock { $0 }
+        XCTAssertEqual(received, received.sorted(), "in timetoken order")
+        XCTAssertEqual(Set(received).count, received.count, "each once")
+        XCTAssertTrue(Set(received).isSuperset(of: acknowledged), "every acknowledged message arrives")
+        XCTAssertLessThanOrEqual(received.count - acknowledged.count, refused, "nothing but what was sent")
+        XCTAssertEqual(acknowledged.count, total)
+        await admin.close()
     }
 }
