@@ -127,7 +127,8 @@ public final class HistoryWriter: Sendable {
         return outcome.withLock { $0 }
     }
 
-    /// Commits everything queued so far and returns once it is committed (or has failed).
+    /// Commits everything queued so far and returns once it is committed (or has failed; kept
+    /// for a retry when the store is unreachable and the writer `retainsWhileUnavailable`).
     /// Must not be called from the writer's own queue.
     public func flush() {
         queue.sync { drain() }
