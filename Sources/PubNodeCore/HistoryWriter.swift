@@ -10,6 +10,10 @@ import Synchronization
 ///
 /// A failed commit (disk full, I/O error) is counted and reported through `onFailure`; its
 /// messages are lost from history, the node keeps running and later batches are tried again.
+/// A writer that `retainsWhileUnavailable` (default mode on a remote database) keeps a batch whose
+/// commit failed with `HistoryError.unavailable` at the head of its queue and tries it again with
+/// backoff (see `HistoryWriter+Retry.swift`): nothing acknowledged is lost while the database is
+/// away, and `isBacklogFull` bounds what waits.
 public final class HistoryWriter: Sendable {
     /// Called when a commit is done: success, or why it failed.
     public typealias Completion = @Sendable (Result<Void, HistoryError>) -> Void
@@ -32,13 +36,21 @@ public final class HistoryWriter: Sendable {
         public var lastFailureUptimeNanoseconds: UInt64?
     }
 
-    private struct State {
+    struct State {
         var pending: [StoredMessage] = []
         var pendingBytes = 0
+        /// The bytes of the batch being committed (they count against the bound too).
+        var inFlightBytes = 0
         var completions: [Completion] = []
         var scheduled = false
         var immediate = false
         var statistics = Statistics()
+        /// Consecutive commits kept for a retry (0: the store is answering).
+        var retryAttempt = 0
+        /// Whether a retry is scheduled.
+        var retryScheduled = false
+        /// Set by `close()`: no more retries are scheduled.
+        var closed = false
     }
 
     /// Where messages are committed.
@@ -51,9 +63,12 @@ public final class HistoryWriter: Sendable {
     public let maxPendingBytes: Int
     /// The default `maxPendingBytes`: 256 MiB.
     public static let defaultMaxPendingBytes = 256 << 20
-    private let queue = DispatchQueue(label: "pubnode.history.writer", qos: .userInitiated)
-    private let state = Mutex(State())
-    private let onFailure: @Sendable (HistoryError, Int) -> Void
+    /// Whether a batch that failed with `HistoryError.unavailable` is kept and tried again
+    /// (instead of being lost); strict mode never sets it, its publishes are refused instead.
+    public let retainsWhileUnavailable: Bool
+    let queue = DispatchQueue(label: "pubnode.history.writer", qos: .userInitiated)
+    let state = Mutex(State())
+    let onFailure: @Sendable (HistoryError, Int) -> Void
     private let onCommit: (@Sendable (CommitReport) -> Void)?
 
     /// One commit, as measured for metrics.
@@ -73,13 +88,15 @@ public final class HistoryWriter: Sendable {
         }
     }
 
-    /// Creates a writer; `onFailure` receives each failed commit's error and message count,
-    /// `onCommit` every commit's duration and outcome (on the writer's queue).
+    /// Creates a writer; `onFailure` receives each failed commit's error and the count of messages
+    /// it lost (0 for the first failure of an outage whose batch is kept for a retry), `onCommit`
+    /// every commit's duration and outcome (on the writer's queue).
     public init(store: any HistoryStore, flushMilliseconds: Int = 10, maxBatch: Int = 2000,
-                maxPendingBytes: Int = HistoryWriter.defaultMaxPendingBytes,
+                maxPendingBytes: Int = HistoryWriter.defaultMaxPendingBytes, retainsWhileUnavailable: Bool = false,
                 onFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
                 onCommit: (@Sendable (CommitReport) -> Void)? = nil) {
         self.store = store
+        self.retainsWhileUnavailable = retainsWhileUnavailable
         self.flushMilliseconds = max(0, flushMilliseconds)
         self.maxBatch = max(1, maxBatch)
         self.maxPendingBytes = max(0, maxPendingBytes)
@@ -110,7 +127,8 @@ public final class HistoryWriter: Sendable {
         return outcome.withLock { $0 }
     }
 
-    /// Commits everything queued so far and returns once it is committed (or has failed).
+    /// Commits everything queued so far and returns once it is committed (or has failed; kept
+    /// for a retry when the store is unreachable and the writer `retainsWhileUnavailable`).
     /// Must not be called from the writer's own queue.
     public func flush() {
         queue.sync { drain() }
@@ -135,10 +153,10 @@ public final class HistoryWriter: Sendable {
         return DispatchTime.now().uptimeNanoseconds &- failed < UInt64(window.nanoseconds)
     }
 
-    /// Whether the messages queued and not yet committed hold `maxPendingBytes` or more: the
-    /// store has fallen behind (a remote database away); new messages should be refused.
+    /// Whether the messages queued or being committed hold `maxPendingBytes` or more: the store
+    /// has fallen behind (a remote database away); new messages should be refused.
     public var isBacklogFull: Bool {
-        state.withLock { $0.pendingBytes >= maxPendingBytes }
+        state.withLock { $0.pendingBytes + $0.inFlightBytes >= maxPendingBytes }
     }
 
     /// Messages queued and not yet committed.
@@ -156,8 +174,10 @@ public final class HistoryWriter: Sendable {
     private func enqueue(_ message: StoredMessage, completion: Completion?) {
         let schedule = state.withLock { state -> Schedule in
             state.pending.append(message)
-            state.pendingBytes += message.payload.count + (message.meta?.count ?? 0)
+            state.pendingBytes += Self.pendingBytes(message)
             if let completion { state.completions.append(completion) }
+            // While the store is away the scheduled retry commits what waits, not each arrival.
+            if state.retryAttempt > 0, completion == nil { return .none }
             let urgent = completion != nil || state.pending.count >= maxBatch || flushMilliseconds == 0
             if state.scheduled {
                 guard urgent, !state.immediate else { return .none }
@@ -175,46 +195,73 @@ public final class HistoryWriter: Sendable {
         }
     }
 
-    /// Commits the queued batch; runs on `queue` only.
-    private func drain() {
+    /// Commits the queued batch, `maxBatch` messages per transaction; runs on `queue` only.
+    func drain() {
         let (batch, completions) = state.withLock { state in
             state.scheduled = false
             state.immediate = false
             let taken = (state.pending, state.completions)
             state.pending = []
+            state.inFlightBytes = state.pendingBytes
             state.pendingBytes = 0
             state.completions = []
             return taken
         }
         guard !batch.isEmpty else { return }
+        var failure: HistoryError?
+        var start = 0
+        while start < batch.count {
+            let chunk = Array(batch[start..<min(batch.count, start + maxBatch)])
+            if case .failure(let error) = commit(chunk) {
+                failure = error
+                if retainsWhileUnavailable, case .unavailable = error {
+                    retain(Array(batch[start...]), after: error)
+                    break
+                }
+                record(failed: chunk.count, error: error)
+                onFailure(error, chunk.count)
+            }
+            start += chunk.count
+        }
+        state.withLock { $0.inFlightBytes = 0 }
+        if failure == nil { recovered() }
+        let result: Result<Void, HistoryError> = failure.map { .failure($0) } ?? .success(())
+        for completion in completions { completion(result) }
+    }
+
+    /// Appends `chunk` to the store, reporting the commit and counting a success.
+    private func commit(_ chunk: [StoredMessage]) -> Result<Void, HistoryError> {
         let result: Result<Void, HistoryError>
         let started = DispatchTime.now().uptimeNanoseconds
         do {
-            try store.append(batch)
+            try store.append(chunk)
             result = .success(())
         } catch {
             result = .failure(error)
         }
         if let onCommit {
             let succeeded = if case .success = result { true } else { false }
-            onCommit(CommitReport(nanoseconds: DispatchTime.now().uptimeNanoseconds - started, messages: batch.count,
+            onCommit(CommitReport(nanoseconds: DispatchTime.now().uptimeNanoseconds - started, messages: chunk.count,
                                   succeeded: succeeded))
         }
-        state.withLock { state in
-            switch result {
-            case .success:
+        if case .success = result {
+            state.withLock { state in
                 state.statistics.lastCommitSucceeded = true
                 state.statistics.commits += 1
-                state.statistics.committedMessages += batch.count
-            case .failure(let error):
-                state.statistics.lastCommitSucceeded = false
-                state.statistics.lastFailureUptimeNanoseconds = DispatchTime.now().uptimeNanoseconds
-                state.statistics.failedCommits += 1
-                state.statistics.lostMessages += batch.count
-                state.statistics.lastError = error
+                state.statistics.committedMessages += chunk.count
             }
         }
-        if case .failure(let error) = result { onFailure(error, batch.count) }
-        for completion in completions { completion(result) }
+        return result
+    }
+
+    /// Counts a failed commit; `lost` of its messages are gone from history.
+    func record(failed lost: Int, error: HistoryError) {
+        state.withLock { state in
+            state.statistics.lastCommitSucceeded = false
+            state.statistics.lastFailureUptimeNanoseconds = DispatchTime.now().uptimeNanoseconds
+            state.statistics.failedCommits += 1
+            state.statistics.lostMessages += lost
+            state.statistics.lastError = error
+        }
     }
 }

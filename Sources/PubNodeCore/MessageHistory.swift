@@ -17,9 +17,12 @@ public final class MessageHistory: Sendable {
 
     /// Creates the history of the keysets in `policies` (by subscribe key); keysets created at run
     /// time keep history under `created` (nil: none). Other keys keep none: the node asks only
-    /// about keysets it serves.
+    /// about keysets it serves. With `bufferWhileUnavailable` (a remote database), default mode
+    /// keeps what the store cannot take while it is unreachable, within `maxPendingBytes`, and
+    /// commits it once it is back (strict mode refuses those publishes instead).
     public init(store: any HistoryStore, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
                 clock: TimetokenClock, flushMilliseconds: Int = 10, strict: Bool = false,
+                bufferWhileUnavailable: Bool = false,
                 onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void = { _, _ in },
                 onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil,
                 maxPendingBytes: Int = HistoryWriter.defaultMaxPendingBytes) {
@@ -29,6 +32,7 @@ public final class MessageHistory: Sendable {
         self.clock = clock
         self.strict = strict
         self.writer = HistoryWriter(store: store, flushMilliseconds: flushMilliseconds, maxPendingBytes: maxPendingBytes,
+                                    retainsWhileUnavailable: bufferWhileUnavailable && !strict,
                                     onFailure: onWriteFailure, onCommit: onCommit)
     }
 
@@ -44,8 +48,9 @@ public final class MessageHistory: Sendable {
     ///
     /// Never waits for the disk. In strict mode it returns the commit in flight, which the caller
     /// observes before acknowledging the publish; otherwise nil. While the writer's backlog is full
-    /// (the store is away), the message is not queued and a commit already failed is returned in
-    /// either mode: the publish is refused (delivered live, not stored) instead of memory growing.
+    /// (the store is away), the message is not queued and a commit already failed with
+    /// `HistoryError.unavailable` is returned in either mode: the publish is refused with 503
+    /// (delivered live, not stored) instead of memory growing.
     @discardableResult
     public func record(_ message: PublishedMessage, subscribeKey: String) -> PendingCommit? {
         guard message.store, message.kind == .message, let policy = policy(subscribeKey) else { return nil }
@@ -146,9 +151,9 @@ public final class MessageHistory: Sendable {
         return try await onWriterQueue { [store] () throws(HistoryError) in try store.deleteAll(subscribeKey: subscribeKey) }
     }
 
-    /// Commits everything queued (the periodic sweep has stopped before).
+    /// Commits everything queued (the periodic sweep has stopped before) and stops retrying.
     public func close() {
-        writer.flush()
+        writer.close()
     }
 
     private func readable(_ subscribeKey: String) throws(PubNodeError) {

@@ -19,13 +19,15 @@ public enum PostgresHistory {
         return database
     }
 
-    /// Builds the history of the keysets in `policies` on an open database.
+    /// Builds the history of the keysets in `policies` on an open database. In default mode what
+    /// the database cannot take while it is away waits in the writer's bounded backlog.
     public static func history(database: PostgresDatabase, policies: [String: HistoryPolicy], created: HistoryPolicy? = nil,
                                clock: TimetokenClock, flushMilliseconds: Int, strict: Bool,
                                onWriteFailure: @escaping @Sendable (HistoryError, Int) -> Void,
                                onCommit: (@Sendable (HistoryWriter.CommitReport) -> Void)? = nil) -> MessageHistory {
         MessageHistory(store: PostgresHistoryStore(database: database), policies: policies, created: created, clock: clock,
-                       flushMilliseconds: flushMilliseconds, strict: strict, onWriteFailure: onWriteFailure,
+                       flushMilliseconds: flushMilliseconds, strict: strict, bufferWhileUnavailable: true,
+                       onWriteFailure: onWriteFailure,
                        onCommit: onCommit)
     }
 }

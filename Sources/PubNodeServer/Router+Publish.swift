@@ -77,9 +77,16 @@ extension Router {
         return .deferred({ answer in
             commit.whenDone { failure in
                 answer(failure.map {
-                    ErrorResponses.reply(.storageFailed($0.description), shape: .publish, timetoken: timetoken)
+                    ErrorResponses.reply(refusal($0), shape: .publish, timetoken: timetoken)
                 } ?? sent)
             }
         })
+    }
+
+    /// A stored publish the history could not take: 503 while the database is unreachable or the
+    /// backlog is full (retry later), 500 for any other storage failure.
+    static func refusal(_ failure: HistoryError) -> PubNodeError {
+        if case .unavailable = failure { return .unavailable(failure.description) }
+        return .storageFailed(failure.description)
     }
 }

@@ -35,7 +35,13 @@ extension NodeRuntime {
                 database: database, policies: configuration.history.policies(for: configuration.keysets),
                 created: configuration.history.policy(for: ""), clock: clock,
                 flushMilliseconds: configuration.history.flushMilliseconds, strict: configuration.history.strict,
-                onWriteFailure: { logger.error("history write failed", metadata: ["error": "\($0)", "messages": "\($1)"]) },
+                onWriteFailure: { error, lost in
+                    guard lost > 0 else {
+                        return logger.warning("history database unreachable; stored publishes wait for it",
+                                              metadata: ["error": "\(error)"])
+                    }
+                    logger.error("history write failed", metadata: ["error": "\(error)", "messages": "\(lost)"])
+                },
                 onCommit: onCommit)
         }
     }

@@ -55,11 +55,16 @@ def prefix():
         yield directory
 
 
-def test_the_compose_file_runs_three_nodes_on_redis_behind_nginx():
+def test_the_compose_file_runs_three_nodes_on_redis_and_postgres_behind_nginx():
     with open(os.path.join(DEPLOY, "docker-compose.yml")) as f:
         compose = yaml.safe_load(f)
     services = compose["services"]
-    assert set(services) == {"redis", "nginx", *NODES}
+    assert set(services) == {"redis", "postgres", "nginx", *NODES}
+    postgres = services["postgres"]
+    assert postgres["image"] == "postgres:15"
+    assert postgres["environment"]["POSTGRES_USER"] == "pubnode" and postgres["environment"]["POSTGRES_DB"] == "pubnode"
+    assert any(volume.endswith(":/var/lib/postgresql/data") for volume in postgres["volumes"])
+    assert "postgres-data" in compose["volumes"]
     help_text = subprocess.run([pubnode_binary(), "--help"], capture_output=True, text=True).stdout
     for name in NODES:
         node = services[name]
@@ -68,7 +73,10 @@ def test_the_compose_file_runs_three_nodes_on_redis_behind_nginx():
         assert command[command.index("--host") + 1] == "0.0.0.0"
         for flag in (part for part in command if part.startswith("--")):
             assert "  %s " % flag in help_text, "pubnode has no flag %s" % flag
-        assert "redis" in node["depends_on"]
+        history = command[command.index("--history-url") + 1]
+        assert re.fullmatch(r"postgres://pubnode:\$\{PUBNODE_DB_PASSWORD:-pubnode\}@postgres:5432/pubnode\?sslmode=disable",
+                            history), history
+        assert "redis" in node["depends_on"] and "postgres" in node["depends_on"]
         assert node["build"]["dockerfile"] == "Deploy/Dockerfile"
         assert os.path.exists(os.path.join(DEPLOY, "Dockerfile"))
         assert any(volume.endswith(":/var/lib/pubnode") for volume in node["volumes"])

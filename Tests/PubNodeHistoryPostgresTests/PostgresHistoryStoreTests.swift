@@ -100,23 +100,4 @@ final class PostgresHistoryStoreTests: PostgresTestCase {
         try store.append([message(3)])
         XCTAssertEqual(try store.count(subscribeKey: "demo", channel: "ch", after: .zero, limit: 10, now: now), 2)
     }
-
-    func testStrictPublishesAreRefusedWhileTheDatabaseIsAway() async throws {
-        let server = try server
-        let database = try database(timeout: .seconds(2))
-        let clock = TimetokenClock()
-        let history = MessageHistory(store: PostgresHistoryStore(database: database), policies: ["demo": HistoryPolicy()],
-                                     clock: clock, flushMilliseconds: 1, strict: true)
-        let router = Router(node: Node(keysets: [.demo], clock: clock, history: history))
-        XCTAssertEqual(router.status("/publish/demo/demo/0/ch/0/%22kept%22?uuid=u"), 200)
-        server.stop()
-        XCTAssertEqual(router.status("/publish/demo/demo/0/ch/0/%22lost%22?uuid=u"), 500, "never acknowledged")
-        XCTAssertTrue(history.writer.isFailing(), "readiness's history check fails too")
-        try server.restart()
-        await waitUntil(10, "the pool reconnects") { database.isReachable }
-        await waitUntil(10, "strict publishes succeed again") { router.status("/publish/demo/demo/0/ch/0/%22back%22?uuid=u") == 200 }
-        let stored = try history.fetch(subscribeKey: "demo", channel: "ch", query: HistoryQuery())
-        XCTAssertEqual(stored.first.map { String(decoding: $0.payload, as: UTF8.self) }, "\"kept\"")
-        XCTAssertFalse(stored.contains { $0.payload == Array("\"lost\"".utf8) })
-    }
 }

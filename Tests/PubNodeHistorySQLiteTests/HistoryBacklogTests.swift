@@ -31,8 +31,9 @@ private final class StalledStore: HistoryStore {
     }
 }
 
-/// While the store has stopped answering, the writer's queue is bounded: past its bytes, stored
-/// publishes are refused (delivered live, not stored), and accepted again once it catches up.
+/// While the store has stopped answering, the writer's queue is bounded: past its bytes (the
+/// batch being committed included), stored publishes are refused with 503 (delivered live, not
+/// stored), and accepted again once it catches up.
 final class HistoryBacklogTests: XCTestCase {
     func testABacklogOverItsBoundRefusesPublishesUntilTheStoreCatchesUp() throws {
         let store = StalledStore()
@@ -45,8 +46,8 @@ final class HistoryBacklogTests: XCTestCase {
         router.publish("ch", "%220123456789%22")  // queued: 12 bytes now wait
         XCTAssertTrue(history.writer.isBacklogFull)
         let (status, body) = router.call("/publish/demo/demo/0/ch/0/%22refused%22?uuid=tester")
-        XCTAssertEqual(status, 500, body)
-        XCTAssertTrue(body.contains("history backlog full"), body)
+        XCTAssertEqual(status, 503, body)
+        XCTAssertTrue(body.hasPrefix(#"[0,"Service Unavailable: "#) && body.contains("history backlog full"), body)
         let (unstored, _) = router.call("/publish/demo/demo/0/ch/0/%22live%20only%22?uuid=tester&store=0")
         XCTAssertEqual(unstored, 200, "a publish that is not stored is never refused")
 

@@ -7,7 +7,8 @@ import XCTest
 @testable import pubnode
 
 /// A node started with `--history-url`: history goes to PostgreSQL, readiness follows the
-/// database, and a malformed URL is refused before anything starts.
+/// database, a publish acknowledged while it is away is stored once it is back, and a malformed
+/// URL is refused before anything starts.
 final class PostgresRuntimeTests: XCTestCase {
     func testAMalformedHistoryURLIsRefusedWithItsReason() {
         var configuration = NodeConfiguration()
@@ -72,8 +73,17 @@ final class PostgresRuntimeTests: XCTestCase {
         server.stop()
         let away = try await waitForReady(base, status: 503)
         XCTAssertTrue(away.contains("history database"), away)
+        // Default mode: acknowledged while the database is away, stored once it is back.
+        let buffered = try await HTTPGet.get("\(base)/publish/demo/demo/0/chat/0/%22buffered%22?uuid=u")
+        XCTAssertTrue(buffered.body.hasPrefix("[1,\"Sent\""), buffered.body)
         try server.restart()
         _ = try await waitForReady(base, status: 200)
+        await waitUntil(15, "the buffered message is stored") {
+            ((try? server.sql("SELECT count(*) FROM pubnode_message", database: "runtime")) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "2"
+        }
+        let after = try await HTTPGet.get("\(base)/v3/history/sub-key/demo/channel/chat")
+        XCTAssertTrue(after.body.contains("kept") && after.body.contains("buffered"), after.body)
 
         await group.triggerGracefulShutdown()
         try await running.value
