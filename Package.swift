@@ -201,6 +201,7 @@ let package = Package(
             name: "PubNodeHistoryPostgresTests",
             dependencies: [
                 "PubNodeHistoryPostgres",
+                "PubNodeAccessWire",
                 "PubNodeTestSupport",
                 "PubNodeServer",
                 "PubNodeCore",

@@ -60,7 +60,7 @@ extension PostgresDatabase {
                 WHERE expires_at IS NOT NULL
             """,
         ]),
-    ]
+    ] + appContextMigrations + accessMigrations
 
     /// Applies the migrations not yet applied; returns the names it applied.
     @discardableResult

@@ -7,6 +7,15 @@ extension Router {
     /// - `DELETE /v3/pam/{sub}/grant/{token}`: revokes it.
     func accessManager(_ request: PubNubRequest) -> RouteAction {
         let s = request.segments
+        if request.method == .DELETE, s.count == 5 {
+            // The revocation is recorded in the access store before the answer: off the event loop.
+            let node = self.node, revoke = TokenRequest(subscribeKey: s[2], content: Array(s[4].utf8), uuid: Self.uuid(request),
+                                                        signature: request.signed)
+            return later(.object(service: "Access Manager")) { () throws(PubNodeError) in
+                try await node.revokeToken(revoke)
+                return .json(#"{"data":{"message":"Success"},"service":"Access Manager","status":200}"#)
+            }
+        }
         return answering(.object(service: "Access Manager")) { () throws(PubNodeError) in
             switch (request.method, s.count) {
             case (.POST, 4):
@@ -14,10 +23,6 @@ extension Router {
                 let token = try node.grantToken(TokenRequest(subscribeKey: s[2], content: body, uuid: Self.uuid(request),
                                                              signature: request.signed))
                 return .reply(.json(#"{"data":{"message":"Success","token":\#(JSONText.string(token))},"service":"Access Manager","status":200}"#))
-            case (.DELETE, 5):
-                try node.revokeToken(TokenRequest(subscribeKey: s[2], content: Array(s[4].utf8), uuid: Self.uuid(request),
-                                                  signature: request.signed))
-                return .reply(.json(#"{"data":{"message":"Success"},"service":"Access Manager","status":200}"#))
             default:
                 return Self.noSuchEndpoint(service: "Access Manager")
             }

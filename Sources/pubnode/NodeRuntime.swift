@@ -71,8 +71,10 @@ struct NodeRuntime {
                                            "target": "\(binding.target)", "policy": "\(binding.policy.rawValue)",
                                            "outbox": "\(database == nil ? "memory" : "sqlite")"])
         }
-        let accessStore = try openAccessStore(configuration, logger: logger)
-        let objectStore = try openObjectStore(configuration, logger: logger)
+        let accessStore: any AccessStore = try postgres.map { PostgresAccessStore(database: $0) }
+            ?? openAccessStore(configuration, logger: logger)
+        let objectStore: any ObjectStore = try postgres.map { PostgresObjectStore(database: $0) }
+            ?? openObjectStore(configuration, logger: logger)
         let cluster = configuration.redis.map { address in
             ClusterParts.make(address, configuration: configuration, clock: timetokens, wall: clusterWall, hooks: hooks,
                               logger: logger)
@@ -102,7 +104,8 @@ struct NodeRuntime {
         let server = PubNodeHTTPServer(configuration: configuration.server, node: node, logger: logger, operations: operations)
         let subscribeKeys = configuration.keysets.map(\.subscribeKey)
         let services = NodeServices(
-            history: history.map { history in ClosingService("history") { history.close(); await postgres?.shutdown() } },
+            history: history == nil && postgres == nil ? nil
+                : ClosingService("history") { history?.close(); await postgres?.shutdown() },
             cluster: cluster?.service,
             webhooks: ClosingService("webhooks") { await webhooks.shutdown() },
             hooks: ClosingService("hooks") { await hooks.shutdown() },
@@ -110,7 +113,8 @@ struct NodeRuntime {
                 logger.info("keysets", metadata: ["subscribeKeys": "\(subscribeKeys)"])
                 onListening(port)
             },
-            sweeps: sweeps(configuration, node: node, history: history, clock: clock, logger: logger))
+            sweeps: sweeps(configuration, node: node, history: history, clock: clock, logger: logger)
+                + (postgres == nil ? [] : [accessReconcile(node: node, clock: clock, logger: logger)]))
         return NodeRuntime(node: node, server: server, services: services)
     }
 

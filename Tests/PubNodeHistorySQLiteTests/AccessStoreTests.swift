@@ -2,14 +2,30 @@ import GRDB
 import NIOCore
 import NIOHTTP1
 import PubNodeCore
+import PubNodeHistoryPostgres
 import PubNodeHistorySQLite
 import PubNodeServer
 import XCTest
 
-/// The SQLite access store keeps what the tenants API creates, App Context events switch included,
-/// and upgrades a file written before the switch existed.
+/// The access stores (SQLite, memory, PostgreSQL) keep what the tenants API creates, App Context
+/// events switch included; the SQLite one upgrades a file written before the switch existed.
 final class AccessStoreTests: XCTestCase {
     private static let adminToken = "admin-token-0123456789"
+
+    override class func setUp() { PostgresSubject.start(for: self) }
+    override class func tearDown() { PostgresSubject.stop(for: self) }
+
+    /// Ways to open a store, each opening the same data again (a restart, or another node).
+    private func openers() throws -> [(String, () throws -> any AccessStore)] {
+        let path = try HistoryFixture.directory(self) + "/" + SQLiteAccessStore.fileName
+        let memory = MemoryAccessStore()
+        var out: [(String, () throws -> any AccessStore)] = [("sqlite", { try SQLiteAccessStore.file(path: path) }),
+                                                              ("memory", { memory })]
+        if let database = try PostgresSubject.database(self) {
+            out.append(("postgres", { PostgresAccessStore(database: database) }))
+        }
+        return out
+    }
 
     private func node(_ store: any AccessStore) throws -> Router {
         let node = Node(adminToken: Self.adminToken, accessStore: store)
@@ -38,10 +54,7 @@ final class AccessStoreTests: XCTestCase {
     }
 
     func testTheSwitchIsCreatedListedAndRestoredAfterReopening() async throws {
-        let path = try HistoryFixture.directory(self) + "/" + SQLiteAccessStore.fileName
-        let memory = MemoryAccessStore()
-        for (name, open) in [("sqlite", { () throws -> any AccessStore in try SQLiteAccessStore.file(path: path) }),
-                             ("memory", { () throws -> any AccessStore in memory })] {
+        for (name, open) in try openers() {
             let router = try node(try open())
             let created = try await call(router, .POST, "/v1/admin/keysets",
                                          body: #"{"subscribeKey":"sub-on","appContextEvents":true,"accessManager":false}"#)
@@ -57,6 +70,38 @@ final class AccessStoreTests: XCTestCase {
             XCTAssertEqual(reopened.node.registry.keyset("sub-on")?.appContextEvents, true,
                            "\(name): the restored keyset is served with events on")
             XCTAssertEqual(reopened.node.registry.keyset("sub-off")?.appContextEvents, false, name)
+        }
+    }
+
+    func testKeysetsAndRevocationsAreKeptReplacedAndForgottenWithTheirKeyset() throws {
+        for (name, open) in try openers() {
+            let store = try open()
+            let limited = StoredKeyset(keyset: Keyset(publishKey: "pub-a", subscribeKey: "sub-a", secretKey: "sec-a",
+                                                      rateLimits: RateLimits(publishesPerSecond: 2.5)))
+            try store.save(limited)
+            try store.save(StoredKeyset(keyset: Keyset(publishKey: "pub-b", subscribeKey: "sub-b", secretKey: nil, accessManager: false),
+                                        disabled: true))
+            var rotated = limited
+            rotated.keyset.secretKey = "sec-a2"
+            try store.save(rotated)
+            XCTAssertEqual(try open().keysets().map(\.keyset.subscribeKey), ["sub-a", "sub-b"], name)
+            XCTAssertEqual(try open().keysets().first, rotated, "replaced, limits kept (\(name))")
+            XCTAssertEqual(try open().keysets().last?.disabled, true, name)
+
+            try store.revoke(Revocation(subscribeKey: "sub-a", tokenID: "aa", expiresAt: 2_000))
+            try store.revoke(Revocation(subscribeKey: "sub-a", tokenID: "old", expiresAt: 900))
+            try store.revoke(Revocation(subscribeKey: "sub-b", tokenID: "bb", expiresAt: 2_000))
+            XCTAssertEqual(Set(try open().revocations(now: 1_000).map(\.tokenID)), ["aa", "bb"], "expired ones dropped (\(name))")
+            let page = try open().revocations(now: 1_000, since: nil)
+            XCTAssertEqual(Set(page.revocations.map(\.tokenID)), ["aa", "bb"], name)
+            if let cursor = page.cursor {
+                try store.revoke(Revocation(subscribeKey: "sub-b", tokenID: "cc", expiresAt: 2_000))
+                let next = try open().revocations(now: 1_000, since: cursor)
+                XCTAssertTrue(next.revocations.contains { $0.tokenID == "cc" }, "a later revocation is in the next page (\(name))")
+            }
+            try store.delete(subscribeKey: "sub-a")
+            XCTAssertEqual(try open().keysets().map(\.keyset.subscribeKey), ["sub-b"], name)
+            XCTAssertFalse(try open().revocations(now: 1_000).contains { $0.subscribeKey == "sub-a" }, name)
         }
     }
 

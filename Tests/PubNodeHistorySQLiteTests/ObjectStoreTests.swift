@@ -1,14 +1,20 @@
 import GRDB
 import PubNodeCore
+import PubNodeHistoryPostgres
 import PubNodeHistorySQLite
 import XCTest
 
-/// The object store contract, on memory and SQLite alike.
+/// The object store contract, on memory, SQLite and PostgreSQL (a throwaway server for the
+/// class, a schema per test) alike.
 final class ObjectStoreTests: XCTestCase {
+    override class func setUp() { PostgresSubject.start(for: self) }
+    override class func tearDown() { PostgresSubject.stop(for: self) }
+
     private func stores() throws -> [(String, any ObjectStore)] {
         let file = try HistoryFixture.directory(self) + "/" + SQLiteObjectStore.fileName
+        let postgres = try PostgresSubject.database(self).map { [("postgres", PostgresObjectStore(database: $0) as any ObjectStore)] }
         return [("memory", MemoryObjectStore()), ("sqlite-memory", try SQLiteObjectStore(DatabaseQueue())),
-                ("sqlite-file", try SQLiteObjectStore.file(path: file))]
+                ("sqlite-file", try SQLiteObjectStore.file(path: file))] + (postgres ?? [])
     }
 
     private func put(_ store: any ObjectStore, _ kind: ObjectKind = .uuid, key: String = "demo", id: String,
@@ -117,6 +123,27 @@ final class ObjectStoreTests: XCTestCase {
         let reopened = try SQLiteObjectStore.file(path: path)
         XCTAssertEqual(try reopened.object(.channel, subscribeKey: "demo", id: "c"), object)
         XCTAssertEqual(try reopened.memberships(subscribeKey: "demo", uuid: nil, channel: "c"), [record])
+    }
+
+    func testTwoPostgresStoresOnOneDatabaseSeeEachOtherAndAStaleChangeIsRecomputed() throws {
+        guard let database = try PostgresSubject.database(self) else { throw XCTSkip("PostgreSQL is not installed") }
+        let first = PostgresObjectStore(database: database), second = PostgresObjectStore(database: database)
+        let object = try put(first, .channel, id: "c", fields: ["name": "N"], custom: ["k": .string("é\"\n"), "n": .number("1.50")])
+        XCTAssertEqual(try second.object(.channel, subscribeKey: "demo", id: "c"), object, "read back exactly")
+        // The change sees the stored version; another store replaces it before the first write lands.
+        var seen: [String?] = []
+        let updated = try first.update(.channel, subscribeKey: "demo", id: "c", maxObjects: 10) { existing throws(PubNodeError) in
+            seen.append(existing?.fields["name"])
+            if seen.count == 1 { _ = try? self.put(second, .channel, id: "c", fields: ["name": "Other"]) }
+            var next = AppObject(kind: .channel, id: "c", fields: ["name": (existing?.fields["name"] ?? "") + "+"], updated: 2)
+            next.custom = existing?.custom
+            return next
+        }
+        XCTAssertEqual(seen, ["N", "Other"], "the change was recomputed on the version actually replaced")
+        XCTAssertEqual(updated.fields["name"], "Other+")
+        XCTAssertEqual(try second.object(.channel, subscribeKey: "demo", id: "c")?.fields["name"], "Other+")
+        _ = try put(second, .channel, id: "d", max: 2)
+        XCTAssertThrowsError(try put(first, .channel, id: "e", max: 2), "the bound counts what every store wrote")
     }
 
     func testANodeDeletingAKeysetPurgesItsObjects() async throws {

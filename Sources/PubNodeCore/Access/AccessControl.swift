@@ -146,21 +146,37 @@ final class AccessControl: Sendable {
         revoked.withLock { $0[subscribeKey]?[id] != nil }
     }
 
-    /// Refuses `token` from now on (durably, until it expires).
-    func revoke(_ token: AccessToken, keyset: ServedKeyset) throws(PubNodeError) {
-        let id = Hex.encode(token.signature)
-        do {
-            try store.revoke(Revocation(subscribeKey: keyset.subscribeKey, tokenID: id, expiresAt: token.expiresAt))
-        } catch {
-            throw .storageFailed("cannot record the revocation: \(error.description)")
-        }
-        let now = self.now
-        revoked.withLock { revoked in
-            revoked[keyset.subscribeKey, default: [:]][id] = token.expiresAt
-            revoked[keyset.subscribeKey] = revoked[keyset.subscribeKey]?.filter { $0.value > now }
-        }
-        cache.removeAll { $0.id == id }
+    /// The revocation of `token`, as the store records it.
+    static func revocation(_ token: AccessToken, keyset: ServedKeyset) -> Revocation {
+        Revocation(subscribeKey: keyset.subscribeKey, tokenID: Hex.encode(token.signature), expiresAt: token.expiresAt)
     }
+
+    /// Refuses the tokens of `revocations` from now on (recorded in the store already, by this
+    /// node or another); answers how many were not refused before. Expired entries are dropped.
+    @discardableResult
+    func apply(_ revocations: [Revocation]) -> Int {
+        let now = self.now
+        let fresh: Set<String> = revoked.withLock { revoked in
+            var fresh: Set<String> = []
+            for revocation in revocations where revocation.expiresAt > now
+                && revoked[revocation.subscribeKey]?[revocation.tokenID] == nil {
+                revoked[revocation.subscribeKey, default: [:]][revocation.tokenID] = revocation.expiresAt
+                fresh.insert(revocation.tokenID)
+            }
+            if !fresh.isEmpty {
+                for key in Set(revocations.map(\.subscribeKey)) { revoked[key] = revoked[key]?.filter { $0.value > now } }
+            }
+            return fresh
+        }
+        if !fresh.isEmpty { cache.removeAll { fresh.contains($0.id) } }
+        return fresh.count
+    }
+
+    /// Bumped each time a tenants API change of a keyset ends, so a reconcile that read the store
+    /// before it can tell its snapshot may be older than the node (see `Node.reconcileAccess`).
+    let keysetChangesEnded = Atomic<UInt64>(0)
+    /// Where the reconcile's next read of revocations starts (the store's cursor).
+    let revocationCursor = Mutex<Int64?>(nil)
 
     /// Forgets everything of a deleted keyset.
     func forget(_ subscribeKey: String) {

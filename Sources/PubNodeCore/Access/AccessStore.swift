@@ -13,6 +13,31 @@ public protocol AccessStore: Sendable {
     func revoke(_ revocation: Revocation) throws(AccessStoreError)
     /// Every revocation still in force at `now` (unix seconds); expired ones may be dropped.
     func revocations(now: UInt64) throws(AccessStoreError) -> [Revocation]
+    /// The revocations in force at `now` recorded since `cursor` (nil: all of them), and the
+    /// cursor to pass next time: how a node follows a store that other nodes write too. A store
+    /// may answer more than was recorded since (applying one twice is harmless), never less.
+    func revocations(now: UInt64, since cursor: Int64?) throws(AccessStoreError) -> RevocationPage
+}
+
+extension AccessStore {
+    /// Every revocation in force, with no cursor: each call answers them all.
+    public func revocations(now: UInt64, since cursor: Int64?) throws(AccessStoreError) -> RevocationPage {
+        RevocationPage(revocations: try revocations(now: now), cursor: nil)
+    }
+}
+
+/// Revocations read from an access store, and where the next read may start.
+public struct RevocationPage: Sendable, Equatable {
+    /// The revocations.
+    public var revocations: [Revocation]
+    /// The cursor of the next read (nil: read them all again).
+    public var cursor: Int64?
+
+    /// Describes a page.
+    public init(revocations: [Revocation], cursor: Int64?) {
+        self.revocations = revocations
+        self.cursor = cursor
+    }
 }
 
 /// A keyset created through the admin API, as stored.

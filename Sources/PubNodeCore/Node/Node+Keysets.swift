@@ -22,7 +22,12 @@ extension Node {
                 throw .invalidParameter("keyset '\(key)' is being changed by another request; try again")
             }
         }
-        defer { if let key { _ = keysetChanges.withLock { $0.remove(key) } } }
+        defer {
+            if let key {
+                access.keysetChangesEnded.add(1, ordering: .releasing)
+                _ = keysetChanges.withLock { $0.remove(key) }
+            }
+        }
         switch request.action {
         case .list:
             return .keysets(registry.all.map { Self.info($0, revealing: false) })
@@ -82,6 +87,11 @@ extension Node {
     private func delete(_ keyset: ServedKeyset) async throws(PubNodeError) {
         let subscribeKey = keyset.subscribeKey
         keyset.setDisabled(true)
+        // Stored disabled first, so nodes sharing the store refuse it too while it is purged.
+        do { try persist(keyset) } catch {
+            keyset.setDisabled(false)
+            throw error
+        }
         try await purgeHistory(subscribeKey)
         do { try objects.deleteKeyset(subscribeKey) } catch {
             throw .storageFailed("the keyset's App Context objects could not be deleted (it stays disabled; delete it again)")
@@ -113,7 +123,8 @@ extension Node {
         }
     }
 
-    private func serve(_ keyset: Keyset, disabled: Bool) -> ServedKeyset {
+    /// `keyset` served as created at run time, its seams opened (not yet in the registry).
+    func serve(_ keyset: Keyset, disabled: Bool) -> ServedKeyset {
         ServedKeyset([keyset], origin: .created, disabled: disabled, broker: broker.open(keyset),
                      presence: presence.open(keyset), defaultLimits: keysetRateLimits, clock: clock)
     }

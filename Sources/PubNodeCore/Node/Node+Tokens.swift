@@ -33,7 +33,8 @@ extension Node {
 
     /// Revokes a token this keyset issued: it is refused from now on, here and after a restart,
     /// until it would have expired anyway.
-    public func revokeToken(_ request: TokenRequest) throws(PubNodeError) {
+    /// The store records it on the node's read queue (never on an event loop) before it is refused.
+    public func revokeToken(_ request: TokenRequest) async throws(PubNodeError) {
         let keyset = try authorize(AccessRequest(.revokeToken, subscribeKey: request.subscribeKey, uuid: request.uuid,
                                                  signature: request.signature))
         let text = String(decoding: request.content, as: UTF8.self)
@@ -45,6 +46,12 @@ extension Node {
             throw .accessInvalid(message: "Invalid token", source: "revoke", detail: "Token is expired.",
                                  location: "token", locationType: "path")
         }
-        try access.revoke(token, keyset: keyset)
+        let revocation = AccessControl.revocation(token, keyset: keyset), store = access.store
+        try await objectWork { () throws(PubNodeError) in
+            do throws(AccessStoreError) { try store.revoke(revocation) } catch {
+                throw .storageFailed("cannot record the revocation: \(error.description)")
+            }
+        }
+        access.apply([revocation])
     }
 }
