@@ -1,11 +1,15 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// One request/response connection to Redis: commands are pipelined (any number in flight, answered
 /// in order) and may be sent from any thread.
 public final class RedisConnection: Sendable {
     /// The channel carrying the connection.
     let channel: any Channel
+    /// A flush is scheduled on the channel's loop: commands sent from that loop meanwhile are
+    /// written and go out together, once the loop has served what it is serving.
+    private let flushScheduled = Atomic<Bool>(false)
 
     private init(channel: any Channel) { self.channel = channel }
 
@@ -34,7 +38,20 @@ public final class RedisConnection: Sendable {
     /// (an error reply) or `connectionClosed`.
     public func sendCommand(_ arguments: [RESPArgument]) -> EventLoopFuture<RESPValue> {
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
-        channel.writeAndFlush(RedisRequest(arguments: arguments, promise: promise)).cascadeFailure(to: promise)
+        let request = RedisRequest(arguments: arguments, promise: promise)
+        guard channel.eventLoop.inEventLoop else {
+            channel.writeAndFlush(request).cascadeFailure(to: promise)
+            return promise.futureResult
+        }
+        // On the connection's own loop (the HTTP front's, for a publish): the commands of every
+        // request the loop serves in one pass leave in one write.
+        channel.write(request).cascadeFailure(to: promise)
+        if !flushScheduled.exchange(true, ordering: .acquiringAndReleasing) {
+            channel.eventLoop.execute { [self] in
+                flushScheduled.store(false, ordering: .releasing)
+                channel.flush()
+            }
+        }
         return promise.futureResult
     }
 
