@@ -108,18 +108,19 @@ public final class RedisLink: Sendable {
         loop.execute { self.connectOnce() }
     }
 
-    /// Closes both connections for good.
+    /// Closes the link's connections for good (and stops making any).
     public func stop() async {
-        let (connection, subscriber, local) = state.withLock { state in
+        // The other loops' connections are left to the process's exit: those loops (the HTTP
+        // front's) may already be shut down, and nothing can be scheduled on them any more.
+        let (connection, subscriber) = state.withLock { state in
             state.stopped = true
             state.probe?.cancel()
-            defer { state.local = [:] }
-            return (state.connection, state.subscriber, state.local.values)
+            state.local = [:]
+            return (state.connection, state.subscriber)
         }
         up.store(false, ordering: .releasing)
         await connection?.close()
         await subscriber?.close()
-        for case .ready(let extra) in local { await extra.close() }
     }
 
     private func connectOnce() {

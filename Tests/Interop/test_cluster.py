@@ -264,3 +264,22 @@ def test_the_sdk_sees_a_publish_while_redis_is_away_as_a_503():
         assert nodes[0].alive()
     finally:
         nodes.close()
+
+
+def test_a_cluster_node_drains_and_exits_on_sigterm_after_serving_publishes():
+    # Publishes from many connections give each of the node's event loops its own Redis
+    # connection; draining must not wait on loops the HTTP front has already shut down.
+    nodes = Cluster(count=1)
+    try:
+        node = nodes[0]
+        threads = [threading.Thread(target=lambda i=i: [raw_publish(node, uniq("cl-drain"), {"n": i}) for _ in range(20)])
+                   for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        node.process.terminate()
+        node.process.wait(timeout=15)
+        assert node.process.returncode == 0, node.log_tail()
+    finally:
+        nodes.close()
