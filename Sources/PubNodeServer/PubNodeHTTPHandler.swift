@@ -39,6 +39,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseParked()
+        stopPollTimer()
         releaseClient()
         self.context = nil
     }
@@ -50,6 +51,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseParked()
+        stopPollTimer()
         releaseClient()
         context.fireChannelInactive()
     }
