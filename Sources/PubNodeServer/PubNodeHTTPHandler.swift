@@ -21,7 +21,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     let httpMetrics: HTTPMetrics?
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
-    var state = ConnectionState()
+    let state = ConnectionState()
     /// This connection's standing with the per-client limits.
     var client = ClientStanding()
 
