@@ -6,15 +6,11 @@ import PubNodeCore
 /// current request stands (compare NIO's `HTTPServerPipelineHandler` and Hummingbird's connection
 /// state machine).
 ///
-/// A class, owned by exactly one handler and touched only on its event loop: reading `head`,
-/// `parked` or `keepAlive` on every request then reads fields in place instead of copying the
-/// whole state (and retaining everything in it) as a struct held by the handler would.
-///
 /// Invariants: at most one request is in progress; parts of a request that arrive while an answer
 /// is outstanding (`parked`, `answering`) or while earlier parts are queued wait in `queued`, in
 /// order, so answers go out in request order; once `draining` is set no new request is started
 /// and the connection closes after the answer in progress.
-final class ConnectionState {
+struct ConnectionState {
     /// Where the current request stands.
     enum Phase {
         /// Waiting for a request head.

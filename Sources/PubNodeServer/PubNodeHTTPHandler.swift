@@ -21,7 +21,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     let httpMetrics: HTTPMetrics?
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
-    let state = ConnectionState()
+    var state = ConnectionState()
     /// This connection's standing with the per-client limits.
     var client = ClientStanding()
 
