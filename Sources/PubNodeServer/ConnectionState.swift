@@ -38,6 +38,10 @@ struct ConnectionState {
     var startedNanoseconds: UInt64 = 0
     /// The current request was parked: its answer is counted but not timed.
     var wasParked = false
+    /// The connection's one long-poll timer and when it fires. It is armed by the first park and
+    /// not cancelled when a poll is answered: a wake costs no timer work, and when the timer fires
+    /// it answers the poll parked then if that poll's deadline has passed, or re-arms itself for it.
+    var pollTimer: (task: Scheduled<Void>, at: NIODeadline)?
 
     /// The head of the request being handled, if any.
     var head: HTTPRequestHead? {
@@ -75,6 +79,6 @@ struct ParkedLongPoll {
     var poll: ParkedPoll
     /// What it listens to, from where.
     var longPoll: LongPoll
-    /// Answers it with its unchanged cursor when the long-poll timeout passes.
-    var timeout: Scheduled<Void>
+    /// When it is answered with its unchanged cursor (the long-poll timeout after it parked).
+    var deadline: NIODeadline
 }

@@ -20,12 +20,9 @@ extension PubNodeHTTPHandler {
                                        timetoken: router.node.time()), context: context)
             return
         }
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(Int64(limits.longPollTimeoutSeconds))) {
-            [weak self] in
-            guard let self, let parked = self.state.parked, parked.poll === poll else { return }
-            self.answer(poll, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
-        }
-        state.phase = .parked(head, ParkedLongPoll(poll: poll, longPoll: longPoll, timeout: timeout))
+        let deadline = context.eventLoop.now + .seconds(Int64(limits.longPollTimeoutSeconds))
+        armPollTimer(for: deadline, context: context)
+        state.phase = .parked(head, ParkedLongPoll(poll: poll, longPoll: longPoll, deadline: deadline))
         state.wasParked = true
         router.operations.gauges.pollParked()
     }
@@ -114,8 +111,40 @@ extension PubNodeHTTPHandler {
         state.phase = .answering(head)
         router.operations.gauges.pollReleased()
         releaseParkedPoll()
-        parked.timeout.cancel()
         parked.longPoll.cancel(parked.poll)
+    }
+
+    /// Makes sure the connection's long-poll timer fires no later than `deadline`. A timer already
+    /// armed for an earlier time is kept (it re-arms itself when it fires), so a subscriber that is
+    /// woken and parks again touches no timer: cancelling one costs a scan of the loop's timer heap.
+    private func armPollTimer(for deadline: NIODeadline, context: ChannelHandlerContext) {
+        if let timer = state.pollTimer {
+            if timer.at <= deadline { return }
+            timer.task.cancel()
+        }
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
+            guard let self else { return }
+            self.pollTimerFired()
+        }
+        state.pollTimer = (task, deadline)
+    }
+
+    /// The long-poll timer fired: answers the parked poll with its unchanged cursor if its deadline
+    /// has passed, or re-arms for the deadline of the poll parked since.
+    private func pollTimerFired() {
+        state.pollTimer = nil
+        guard let context, let parked = state.parked else { return }
+        if parked.deadline > context.eventLoop.now {
+            armPollTimer(for: parked.deadline, context: context)
+        } else {
+            answer(parked.poll, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
+        }
+    }
+
+    /// Stops the connection's long-poll timer (the connection is going away).
+    func stopPollTimer() {
+        state.pollTimer?.task.cancel()
+        state.pollTimer = nil
     }
 
     private func respond(_ batch: DeliveryBatch) {

@@ -39,6 +39,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseParked()
+        stopPollTimer()
         releaseClient()
         self.context = nil
     }
@@ -50,6 +51,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseParked()
+        stopPollTimer()
         releaseClient()
         context.fireChannelInactive()
     }
@@ -214,9 +216,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Writes a complete serialized response, then closes or moves on to queued requests.
     func writeSerialized(_ bytes: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
-        let done = context.writeAndFlush(wrapOutboundOut(bytes))
+        // Kept alive (the common case), the write takes no promise: no future is made per response.
+        let done = keepAlive ? nil : context.writeAndFlush(wrapOutboundOut(bytes))
+        if keepAlive { context.writeAndFlush(wrapOutboundOut(bytes), promise: nil) }
         if case .discarding = state.phase {} else { state.phase = .idle }
-        if !keepAlive {
+        if let done {
             state.queued.removeAll()
             done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         } else if !state.queued.isEmpty {

@@ -93,6 +93,32 @@ final class SubscribeEndpointTests: XCTestCase {
         XCTAssertEqual(response.json["m"], .array([]))
     }
 
+    func testAPollParkedAgainOnTheSameConnectionTimesOutAfterItsOwnFullTimeout() throws {
+        var limits = Limits()
+        limits.longPollTimeoutSeconds = 5
+        let node = EmbeddedNode(limits: limits)
+        let cursor = try node.handshake("again")
+        let subscriber = try node.connect()
+        let loop = subscriber.channel.embeddedEventLoop
+        try subscriber.send("GET /v2/subscribe/demo/again/0?tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+        loop.advanceTime(by: .seconds(3))
+        let next = try node.publish("again", "1")
+        XCTAssertEqual(try XCTUnwrap(subscriber.response()).json["t"]?["t"]?.stringValue, next)
+        try subscriber.send("GET /v2/subscribe/demo/again/0?tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n")
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertNil(try subscriber.response(), "the first poll's deadline must not answer the second")
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertNil(try subscriber.response())
+        loop.advanceTime(by: .seconds(1))
+        let response = try XCTUnwrap(subscriber.response(), "answered 5 s after it parked")
+        XCTAssertEqual(response.json["t"]?["t"]?.stringValue, next)
+        XCTAssertEqual(response.json["m"], .array([]))
+        let last = try node.publish("again", "2")
+        try subscriber.send("GET /v2/subscribe/demo/again/0?tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try XCTUnwrap(subscriber.response()).json["t"]?["t"]?.stringValue, last,
+                       "the connection keeps serving after its timer fired")
+    }
+
     func testDisconnectReleasesTheParkedPoll() throws {
         let node = EmbeddedNode()
         let cursor = try node.handshake("gone")
