@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,7 +19,7 @@ import urllib.request
 
 import pytest
 
-from conftest import Node, free_port, start_node
+from conftest import Node, free_port, start_node, start_until_logged
 
 
 def redis_binary():
@@ -32,16 +31,6 @@ def redis_binary():
             pytest.fail("redis-server is not installed and PUBNODE_REQUIRE_REDIS=1")
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
     return path
-
-
-def redis_answers(port):
-    """True when a Redis on `port` answers PING."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(64).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 class RedisServer:
@@ -59,16 +48,9 @@ class RedisServer:
         return "redis://127.0.0.1:%d" % self.port
 
     def start(self):
-        log = open(os.path.join(self.directory, "redis.log"), "ab")
-        self.process = subprocess.Popen(
+        self.process = start_until_logged(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self.directory], stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.monotonic() + 10
-        while not redis_answers(self.port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("redis-server did not start on port %d" % self.port)
-            time.sleep(0.05)
+             "--dir", self.directory], b"Ready to accept connections", log=os.path.join(self.directory, "redis.log"))
 
     def stop(self):
         """SIGTERM, then wait for the process to exit."""

@@ -190,6 +190,31 @@ def free_port():
         return s.getsockname()[1]
 
 
+
+def start_until_logged(command, marker, log=None, timeout=20, **popen_args):
+    """Starts `command` and waits until its output shows `marker` (the server says it is ready);
+    the output goes on being read (into the file `log` when given) so the server never blocks on
+    it. Fails when the process exits first or `timeout` seconds pass."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **popen_args)
+    ready = threading.Event()
+
+    def read():
+        with open(log or os.devnull, "ab") as sink:
+            for line in process.stdout:
+                sink.write(line)
+                sink.flush()
+                if marker in line:
+                    ready.set()
+        ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not ready.wait(timeout) or process.poll() is not None:
+        process.kill()
+        process.wait(timeout=10)
+        raise AssertionError("%s did not start" % os.path.basename(command[0]))
+    return process
+
+
 def start_node(data_dir, port, *extra, log=None):
     """Starts a node of the test's own on `port` and waits until it answers; its output goes to
     the file `log` when given, otherwise nowhere."""
@@ -323,14 +348,10 @@ def postgres_url():
                                     "-E", "UTF8", "--no-sync", "--no-instructions"]),
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
     port = free_port()
-    server = subprocess.Popen(_as_server_user([os.path.join(POSTGRES_BIN, "postgres"), "-D", data, "-p", str(port),
-                                               "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
+    server = start_until_logged(_as_server_user([os.path.join(POSTGRES_BIN, "postgres"), "-D", data, "-p", str(port),
+                                                 "-k", directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]),
+                                b"ready to accept connections", cwd="/tmp")
     try:
-        deadline = time.monotonic() + 20
-        while subprocess.run([os.path.join(POSTGRES_BIN, "pg_isready"), "-h", "127.0.0.1", "-p", str(port), "-q"]).returncode:
-            assert server.poll() is None and time.monotonic() < deadline, "postgres did not start"
-            time.sleep(0.05)
         subprocess.run([os.path.join(POSTGRES_BIN, "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "pubnode",
                         "-d", "postgres", "-qc", "CREATE DATABASE history"], check=True)
         yield "postgres://pubnode@127.0.0.1:%d/history?sslmode=disable" % port

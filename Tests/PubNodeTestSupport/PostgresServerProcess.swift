@@ -50,24 +50,48 @@ public final class PostgresServerProcess: Sendable {
             throw PostgresServerError(output: "initdb failed: \(initdb.output)")
         }
         let port = freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: getuid() == 0 ? "/usr/sbin/runuser" : binaries + "/postgres")
-        process.arguments = (getuid() == 0 ? ["-u", "postgres", "--", binaries + "/postgres"] : [])
+        let executable = URL(fileURLWithPath: getuid() == 0 ? "/usr/sbin/runuser" : binaries + "/postgres")
+        let arguments = (getuid() == 0 ? ["-u", "postgres", "--", binaries + "/postgres"] : [])
             + ["-D", data, "-p", String(port), "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
                "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
-        let log = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        let server = PostgresServerProcess(port: port, directory: directory, process: process)
-        for _ in 0..<200 {
-            let ready = try run([binaries + "/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-q"], asServerUser: false)
-            if ready.status == 0 { return server }
-            guard process.isRunning else { break }
-            usleep(50_000)
+        guard let process = try launch(executable, arguments) else {
+            try? FileManager.default.removeItem(at: directory)
+            throw PostgresServerError(output: "postgres did not start on port \(port)")
         }
-        server.destroy()
-        throw PostgresServerError(output: "postgres did not start on port \(port)")
+        return PostgresServerProcess(port: port, directory: directory, process: process)
+    }
+
+    /// Runs the server and waits until it logs that it accepts connections (or exits, or 20 s
+    /// pass: then nil, the process stopped). Its log is read to the end, so it never blocks on it.
+    private static func launch(_ executable: URL?, _ arguments: [String]?) throws -> Process? {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = output
+        let ready = DispatchSemaphore(value: 0)
+        let seen = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                ready.signal()
+                return
+            }
+            let text = seen.withLock { seen in
+                seen = String((seen + String(decoding: data, as: UTF8.self)).suffix(4_096))
+                return seen
+            }
+            if text.contains("ready to accept connections") { ready.signal() }
+        }
+        try process.run()
+        guard ready.wait(timeout: .now() + 20) == .success, process.isRunning,
+              seen.withLock({ $0.contains("ready to accept connections") }) else {
+            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            return nil
+        }
+        return process
     }
 
     /// Creates a new empty schema and returns its name (each test isolates itself in one).
@@ -103,20 +127,10 @@ public final class PostgresServerProcess: Sendable {
     public func restart() throws {
         stop()
         let old = process.withLock { $0 }
-        let process = Process()
-        process.executableURL = old?.executableURL
-        process.arguments = old?.arguments
-        process.standardOutput = old?.standardOutput
-        process.standardError = old?.standardError
-        try process.run()
-        self.process.withLock { $0 = process }
-        for _ in 0..<200 {
-            let ready = try Self.run([Self.binaries + "/pg_isready", "-h", "127.0.0.1", "-p", String(port), "-q"],
-                                     asServerUser: false)
-            if ready.status == 0 { return }
-            usleep(50_000)
+        guard let process = try Self.launch(old?.executableURL, old?.arguments) else {
+            throw PostgresServerError(output: "postgres did not restart")
         }
-        throw PostgresServerError(output: "postgres did not restart")
+        self.process.withLock { $0 = process }
     }
 
     /// Stops the server and removes its directory.
