@@ -41,5 +41,6 @@ let package = Package(
         fuzzTarget("FuzzRESP", [redis, .product(name: "NIOCore", package: "swift-nio")]),
         fuzzTarget("FuzzClusterRecord", [redis, .product(name: "NIOCore", package: "swift-nio")]),
         fuzzTarget("FuzzFilter", [core]),
+        fuzzTarget("FuzzHTTPRequest", [server, .product(name: "NIOCore", package: "swift-nio")]),
     ]
 )

@@ -21,6 +21,9 @@
 #   PUBLISH_THREADS  client event loops for the publish run [1]: like wrk -t1, this leaves
 #                    the other core(s) to the server; 2 client loops on 2 cores measured lower
 #   LOAD_THREADS     client event loops for park and fan-out [nproc]
+#   ROUNDS         rounds [1]; with more, the servers take turns (PubNode, Nchan, PubNode, ...),
+#                  each round on a fresh server, and the table gives medians (deliveries summed),
+#                  followed by every round's publish rate and fan-out p99
 #   RESULTS_DIR    keep the raw JSON results and server logs here
 #   PUBNODE_ARGS   extra flags for pubnode, e.g. "--event-loop-threads 1" (Nchan's run uses 1 worker)
 #
@@ -47,11 +50,12 @@ PARK_HOLD=${PARK_HOLD:-5}
 LOAD_THREADS=${LOAD_THREADS:-$(nproc)}
 PUBLISH_THREADS=${PUBLISH_THREADS:-1}
 RESULTS_DIR=${RESULTS_DIR:-}
+ROUNDS=${ROUNDS:-1}
 RUN_PUBNODE=1
 BUILD=1
 INSTALL=0
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -267,9 +271,10 @@ run_suite() {
     done
 }
 
-if [[ $RUN_PUBNODE == 1 ]]; then
+run_pubnode() {
+    local port node_pid
     port=$(free_port)
-    mkdir -p "$WORK/pubnode-data"
+    rm -rf "$WORK/pubnode-data" && mkdir -p "$WORK/pubnode-data"
     log "starting $PUBNODE_BIN on 127.0.0.1:$port"
     # shellcheck disable=SC2086 # PUBNODE_ARGS is a list of flags
     "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 $PUBNODE_UNLIMITED --data-dir "$WORK/pubnode-data" ${PUBNODE_ARGS:-} \
@@ -280,11 +285,12 @@ if [[ $RUN_PUBNODE == 1 ]]; then
     run_suite pubnode pubnode "$port" "$node_pid"
     kill "$node_pid" 2>/dev/null || true
     wait "$node_pid" 2>/dev/null || true
-fi
+}
 
-if [[ $NCHAN == 1 ]]; then
+run_nchan() {
+    local port nginx_pid
     port=$(free_port)
-    mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
+    rm -rf "$WORK/nginx" && mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
     sed "s/127\.0\.0\.1:9080/127.0.0.1:$port/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
     log "starting nginx+nchan ($NCHAN_WORKERS worker(s)) on 127.0.0.1:$port"
     nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
@@ -295,7 +301,42 @@ if [[ $NCHAN == 1 ]]; then
     wait_port "$port" "$nginx_pid"
     run_suite nchan nchan "$port" "$nginx_pid"
     cp "$WORK/nginx/error.log" "$WORK/nginx-error.log" 2>/dev/null || true
-fi
+    kill "$nginx_pid" 2>/dev/null || true
+    wait "$nginx_pid" 2>/dev/null || true
+}
+
+# keep_round N: files this round's results under R[<server>@N.<metric>].
+keep_round() {
+    local key
+    for key in "${!R[@]}"; do
+        [[ $key == *@* ]] || R[${key%%.*}@$1.${key#*.}]=${R[$key]}
+    done
+}
+
+# combine_rounds: R[<server>.<metric>] becomes the median over rounds (deliveries, expected
+# counts and errors: the sum), so the table below reads the same for one round or many.
+combine_rounds() {
+    local key base server metric values
+    for key in "${!R[@]}"; do
+        [[ $key == *@1.* ]] || continue
+        server=${key%%@*}; metric=${key#*@1.}; base=$server.$metric
+        values=()
+        local round
+        for round in $(seq 1 "$ROUNDS"); do values+=("${R[$server@$round.$metric]:-}"); done
+        case "$metric" in
+            *delivered|*expected|*errors) R[$base]=$(printf '%s\n' "${values[@]}" | awk '{ s += $1 } END { print s }') ;;
+            *) R[$base]=$(printf '%s\n' "${values[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') ;;
+        esac
+    done
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+    [[ $ROUNDS == 1 ]] || log "round $round of $ROUNDS"
+    if [[ $RUN_PUBNODE == 1 ]]; then run_pubnode; fi
+    if [[ $NCHAN == 1 ]]; then run_nchan; fi
+    keep_round "$round"
+done
+combine_rounds
 
 # ---------------------------------------------------------------- report
 # cell SERVER KIND: one formatted table cell.
@@ -353,6 +394,7 @@ if [[ $RUN_PUBNODE == 1 ]]; then
 fi
 if [[ $NCHAN == 1 ]]; then echo "- Nchan: $nchan_version on $nginx_version, worker_processes $NCHAN_WORKERS, \`Deploy/nchan/nginx.conf\`"; fi
 echo "- Load: \`pubnode-load\` on the same machine over loopback; $PUBLISH_THREADS client event loop(s) for publish, $LOAD_THREADS for park and fan-out"
+[[ $ROUNDS == 1 ]] || echo "- $ROUNDS rounds, the servers taking turns, each on a fresh server; medians (deliveries and errors summed)"
 echo
 echo "| Scenario | PubNode | Nchan |"
 echo "| --- | ---: | ---: |"
@@ -366,3 +408,20 @@ for size in $FANOUT_SIZES; do
 done
 row "RSS per parked subscriber ($(fmt_int "$PARK_SUBS") parked)" rsssub
 row "Server RSS idle / with $(fmt_int "$PARK_SUBS") parked" rss
+
+# per_round SERVER METRIC: the metric's value in every round, separated by " / ".
+per_round() {
+    local values=() round
+    for round in $(seq 1 "$ROUNDS"); do values+=("$(awk -v v="${R[$1@$round.$2]:-0}" 'BEGIN { printf "%.0f", v }')"); done
+    local IFS=/
+    echo "${values[*]}" | sed 's#/# / #g'
+}
+
+if [[ $ROUNDS != 1 ]]; then
+    echo
+    echo "Rounds (PubNode; Nchan):"
+    echo "- publish req/s: $(per_round pubnode publish_rps); $(per_round nchan publish_rps)"
+    for size in $FANOUT_SIZES; do
+        echo "- fan-out $(fmt_int "$size") p99 ms: $(per_round pubnode "fan$size.delivery_p99_ms"); $(per_round nchan "fan$size.delivery_p99_ms")"
+    done
+fi

@@ -23,7 +23,7 @@ for arg in "$@"; do
   esac
 done
 all=(FuzzRequestTarget FuzzSignature FuzzJSON FuzzPresenceState FuzzKeysetSpec FuzzHookReply FuzzCBOR FuzzCBORJSON
-     FuzzToken FuzzPattern FuzzRESP FuzzClusterRecord FuzzFilter)
+     FuzzToken FuzzPattern FuzzRESP FuzzClusterRecord FuzzFilter FuzzHTTPRequest)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 dictionary() {
@@ -33,6 +33,7 @@ dictionary() {
     FuzzToken) echo Fuzz/dictionaries/token.dict ;;
     FuzzPattern) echo Fuzz/dictionaries/pattern.dict ;;
     FuzzFilter) echo Fuzz/dictionaries/filter.dict ;;
+    FuzzHTTPRequest) echo Fuzz/dictionaries/http.dict ;;
   esac
 }
 

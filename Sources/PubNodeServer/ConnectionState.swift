@@ -16,14 +16,14 @@ struct ConnectionState {
         /// Waiting for a request head.
         case idle
         /// Head read; collecting the body.
-        case receiving(HTTPRequestHead, body: ByteBuffer?)
+        case receiving(RequestHead, body: ByteBuffer?)
         /// The request was refused while arriving (too large, malformed): the rest of it is
         /// ignored and the connection closes after the refusal.
-        case discarding(HTTPRequestHead?)
+        case discarding(RequestHead?)
         /// A long-poll is parked until a publish wakes it, it times out, or the client leaves.
-        case parked(HTTPRequestHead, ParkedLongPoll)
+        case parked(RequestHead, ParkedLongPoll)
         /// A deferred answer (strict commit, before hooks, history read) is outstanding.
-        case answering(HTTPRequestHead)
+        case answering(RequestHead)
     }
 
     /// Where the current request stands.
@@ -33,7 +33,7 @@ struct ConnectionState {
     /// The connection is over its client's connection limit: it closes after its first answer.
     var closeAfterAnswer = false
     /// Request parts held behind an outstanding answer.
-    var queued: [HTTPServerRequestPart] = []
+    var queued: [HTTPRequestParser.Part] = []
     /// When the current request's head arrived (monotonic nanoseconds; 0 when metrics are off).
     var startedNanoseconds: UInt64 = 0
     /// The current request was parked: its answer is counted but not timed.
@@ -44,7 +44,7 @@ struct ConnectionState {
     var pollTimer: (task: Scheduled<Void>, at: NIODeadline)?
 
     /// The head of the request being handled, if any.
-    var head: HTTPRequestHead? {
+    var head: RequestHead? {
         switch phase {
         case .idle: return nil
         case .receiving(let head, _), .parked(let head, _), .answering(let head): return head
@@ -70,7 +70,7 @@ struct ConnectionState {
     var acceptsParts: Bool { !isAwaitingAnswer && queued.isEmpty }
 
     /// Whether the answer to the current request keeps the connection open.
-    var keepAlive: Bool { !draining && !closeAfterAnswer && (head?.isKeepAlive ?? false) }
+    var keepAlive: Bool { !draining && !closeAfterAnswer && (head?.keepAlive ?? false) }
 }
 
 /// A parked long-poll held as connection state.

@@ -100,8 +100,8 @@ extension PubNodeHTTPHandler {
     /// The 429 for a request over a per-client limit, nil when it may proceed. `/time/0` (how SDKs
     /// probe before reconnecting) and `OPTIONS` are never refused; on a connection over the
     /// connection limit they are answered and the connection then closes.
-    func clientRefusal(_ head: HTTPRequestHead) -> HTTPReply? {
-        guard head.method != .OPTIONS, !head.uri.hasPrefix("/time/") else { return nil }
+    func clientRefusal(_ head: RequestHead) -> HTTPReply? {
+        guard head.method != .OPTIONS, !head.targets("/time/") else { return nil }
         if client.overConnectionLimit {
             return ErrorResponses.reply(.tooManyRequests(retryAfter: 1), shape: .object(service: "Rate Limiter"),
                                         timetoken: router.node.time())

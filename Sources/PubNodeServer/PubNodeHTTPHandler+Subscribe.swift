@@ -4,7 +4,7 @@ import PubNodeCore
 
 extension PubNodeHTTPHandler {
     /// Answers a long-poll at once when messages are already newer than its cursor, or parks it.
-    func poll(_ longPoll: LongPoll, head: HTTPRequestHead, context: ChannelHandlerContext) {
+    func poll(_ longPoll: LongPoll, head: RequestHead, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue)
         var longPoll = longPoll
@@ -73,7 +73,7 @@ extension PubNodeHTTPHandler {
         guard let shared = longPoll.sharingKey, let head = state.head, head.method == .GET else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: longPoll.cursor,
                                  filter: longPoll.filter?.text,
-                                 minorVersion: head.version.minor, keepAlive: state.keepAlive)
+                                 minorVersion: head.minorVersion, keepAlive: state.keepAlive)
     }
 
     /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.

@@ -1,15 +1,14 @@
 import NIOCore
 import NIOExtras
 import NIOHTTP1
-import NIOHTTPCompression
 import PubNodeCore
 
-/// The per-connection HTTP/1.1 handler: reads requests (parsed by NIO's llhttp-based decoder),
+/// The per-connection HTTP/1.1 handler: reads requests (parsed by `HTTPRequestParser`),
 /// routes them to the node, writes each answer as one buffer, and holds a parked long-poll as
 /// connection state until a publish wakes it, it times out, or the client leaves. Its state is one
 /// `ConnectionState`; requests are answered strictly in order.
 final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// Most request parts held behind an outstanding answer before the connection is closed.
@@ -22,6 +21,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
     var state = ConnectionState()
+    /// The connection's received bytes, read into requests.
+    var parser: HTTPRequestParser
+    /// The idle and request-arrival clocks.
+    var clocks = ConnectionClocks()
     /// This connection's standing with the per-client limits.
     var client = ClientStanding()
 
@@ -29,40 +32,60 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.router = router
         self.limits = router.node.limits
         self.httpMetrics = router.operations.metrics?.http
+        self.parser = HTTPRequestParser(maxHeadBytes: router.node.limits.maxHeadBytes)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
-        if context.channel.isActive { admitClient(context: context) }
+        if context.channel.isActive {
+            admitClient(context: context)
+            startClocks(context: context)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseParked()
         stopPollTimer()
+        stopClocks()
         releaseClient()
         self.context = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
         admitClient(context: context)
+        startClocks(context: context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseParked()
         stopPollTimer()
+        stopClocks()
         releaseClient()
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
-        switch part {
-        case .head: context.triggerUserOutboundEvent(RequestProgressEvent.head, promise: nil)
-        case .end: context.triggerUserOutboundEvent(RequestProgressEvent.end, promise: nil)
-        case .body: break
+        // After a refusal the connection is closing: what still arrives is read and dropped.
+        if case .discarding = state.phase { return }
+        clocks.active = true
+        parser.append(unwrapInboundIn(data))
+        do {
+            while let part = try parser.next() {
+                receive(part, context: context)
+                if case .discarding = state.phase { return }
+            }
+        } catch {
+            refuseMalformed(error, context: context)
+            return
         }
+        trackArrival(context: context)
+    }
+
+    /// Takes one parsed part: handled now, or queued behind an outstanding answer.
+    private func receive(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
+        if case .end = part { clocks.arrivingSince = nil }
         guard state.acceptsParts else {
             state.queued.append(part)
             if state.queued.count > Self.maxQueuedParts { context.close(promise: nil) }
@@ -71,14 +94,14 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         handle(part, context: context)
     }
 
-    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+    private func handle(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
         switch (part, state.phase) {
         case (.head(let head), _):
             state.phase = .receiving(head, body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
-            if head.headers.count > limits.maxHeaderCount {
+            if head.fieldCount > limits.maxHeaderCount {
                 refuseHead(context: context, message: "More than \(limits.maxHeaderCount) header fields")
-            } else if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > limits.maxBodyBytes {
+            } else if let length = head.contentLength, length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
         case (.body(var chunk), .receiving(let head, var body)):
@@ -86,7 +109,19 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             state.phase = .receiving(head, body: body)
             if body!.readableBytes > limits.maxBodyBytes { refuseBody(context: context) }
         case (.end, .receiving(let head, let body)):
-            dispatch(head: head, body: body, context: context)
+            guard head.contentEncoding != .identity, let compressed = body, compressed.readableBytes > 0 else {
+                dispatch(head: head, body: body, context: context)
+                return
+            }
+            do {
+                let inflated = try BodyInflater.inflate(compressed, limit: limits.maxBodyBytes,
+                                                        allocator: context.channel.allocator)
+                dispatch(head: head, body: inflated, context: context)
+            } catch {
+                state.phase = .discarding(head)
+                write(ErrorResponses.object(status: .badRequest, message: "Invalid gzip body or body too large"),
+                      context: context, close: true)
+            }
         default:
             break // the rest of a refused request, or parts without a head
         }
@@ -103,9 +138,6 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
             quiesce(context: context)
-        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !state.isAwaitingAnswer {
-            // Nothing read for longer than a long-poll lasts: a stalled or abandoned connection.
-            context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -123,22 +155,18 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        guard state.head != nil || error is HTTPParserError else {
-            context.close(promise: nil)
-            return
-        }
-        let message: String
-        switch error {
-        case is NIOHTTPDecompression.DecompressionError: message = "Invalid gzip body or body too large"
-        case let parse as HTTPParserError: message = "Malformed HTTP request (\(parse))"
-        default: message = "Malformed HTTP request"
-        }
+        context.close(promise: nil)
+    }
+
+    /// Answers bytes that are not a valid request with the parser's status, then closes.
+    private func refuseMalformed(_ failure: HTTPRequestParser.Failure, context: ChannelHandlerContext) {
         switch state.phase {
         case .idle, .receiving:
-            let head = state.head
-            state.phase = .discarding(head)
-            write(ErrorResponses.object(status: .badRequest, message: message), context: context, close: true)
+            state.phase = .discarding(state.head)
+            let message = failure.status == .badRequest ? "Malformed HTTP request (\(failure.message))" : failure.message
+            write(ErrorResponses.object(status: failure.status, message: message), context: context, close: true)
         default:
+            // An answer is outstanding: nothing can be said in order, so the connection closes.
             context.close(promise: nil)
         }
     }
@@ -155,12 +183,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         write(reply, context: context, close: true)
     }
 
-    private func dispatch(head: HTTPRequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+    private func dispatch(head: RequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         if let refusal = clientRefusal(head) {
             write(refusal, context: context)
             return
         }
-        if head.method == .HEAD, !head.uri.hasPrefix("/time/") {
+        if head.method == .HEAD, !head.targets("/time/") {
             // HEAD must not change anything; only the time endpoint is answered without a body.
             write(ErrorResponses.object(status: .methodNotAllowed, message: "HEAD is answered for /time/0 only"),
                   context: context)
@@ -169,15 +197,15 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var request: PubNubRequest
         do {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
-            if head.uri.hasPrefix("/v1/blocks/") || head.uri.hasPrefix("/v1/admin/") || head.uri.hasPrefix("/metrics") {
-                for (name, value) in head.headers { request.headers[name.lowercased()] = value }
+            if head.targets("/v1/blocks/") || head.targets("/v1/admin/") || head.targets("/metrics") {
+                for (name, value) in head.fields { request.headers[name.lowercased()] = value }
                 request.peerAddress = context.channel.remoteAddress?.ipAddress
             }
-            if head.uri.hasPrefix("/v2/objects/"), let match = head.headers.first(name: "if-match") {
+            if head.targets("/v2/objects/"), let match = head.field("if-match") {
                 request.headers["if-match"] = match
             }
         } catch {
-            let publishing = head.uri.hasPrefix("/publish/") || head.uri.hasPrefix("/signal/")
+            let publishing = head.targets("/publish/") || head.targets("/signal/")
             let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")
             write(ErrorResponses.reply(error, shape: shape, timetoken: router.node.time()), context: context)
             return
@@ -209,7 +237,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let keepAlive = !close && state.keepAlive
         let head = state.head
         recordAnswer(status: reply.status.code)
-        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.version.minor ?? 1, keepAlive: keepAlive,
+        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.minorVersion ?? 1, keepAlive: keepAlive,
                                                  includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
         writeSerialized(bytes, keepAlive: keepAlive, context: context)
     }
@@ -217,12 +245,17 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes a complete serialized response, then closes or moves on to queued requests.
     func writeSerialized(_ bytes: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
         // Kept alive (the common case), the write takes no promise: no future is made per response.
+        clocks.active = true
         let done = keepAlive ? nil : context.writeAndFlush(wrapOutboundOut(bytes))
         if keepAlive { context.writeAndFlush(wrapOutboundOut(bytes), promise: nil) }
-        if case .discarding = state.phase {} else { state.phase = .idle }
+        var refused = false
+        if case .discarding = state.phase { refused = true } else { state.phase = .idle }
         if let done {
             state.queued.removeAll()
-            done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            done.assumeIsolated().whenComplete { _ in
+                if refused { handler.value.lingeringClose(context: context) } else { context.close(promise: nil) }
+            }
         } else if !state.queued.isEmpty {
             replayQueued()
         }

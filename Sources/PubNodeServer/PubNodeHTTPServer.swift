@@ -2,7 +2,6 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 import PubNodeCore
 import Synchronization
@@ -101,7 +100,6 @@ public final class PubNodeHTTPServer: Sendable {
 
     /// Binds a listener whose connections are served by `router`; it closes with the server's drain.
     private func bind(_ router: Router, host: String, port: Int) async throws -> any Channel {
-        let maxBody = node.limits.maxBodyBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -116,25 +114,16 @@ public final class PubNodeHTTPServer: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.configureConnection(channel.pipeline.syncOperations, router: router, maxBody: maxBody)
+                    try Self.configureConnection(channel.pipeline.syncOperations, router: router)
                 }
             }
         return try await bootstrap.bind(host: host, port: port).get()
     }
 
-    /// Builds one connection's pipeline: the idle and request deadlines, NIO's HTTP/1.1 request
-    /// decoder (llhttp; its buffer bounded by the largest head), gzip request decompression, then
-    /// the PubNode handler, which writes whole responses.
-    static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router, maxBody: Int) throws {
-        // A connection that sends nothing for longer than a long-poll lasts (plus grace) is closed.
-        let idle = TimeAmount.seconds(Int64(router.node.limits.idleConnectionSeconds))
-        let limits = router.node.limits
-        try pipeline.addHandler(IdleStateHandler(readTimeout: idle))
-        try pipeline.addHandler(RequestDeadlineHandler(timeout: .seconds(Int64(limits.requestTimeoutSeconds)),
-                                                       maxHeadBytes: limits.maxHeadBytes,
-                                                       metrics: router.operations.metrics?.http))
-        try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-        try pipeline.addHandler(NIOHTTPRequestDecompressor(limit: .size(maxBody)))
+    /// Builds one connection's pipeline: a single handler, which parses requests from the received
+    /// bytes (`HTTPRequestParser`), inflates compressed bodies, keeps the idle and request-arrival
+    /// clocks, and writes whole responses.
+    static func configureConnection(_ pipeline: ChannelPipeline.SynchronousOperations, router: Router) throws {
         try pipeline.addHandler(PubNodeHTTPHandler(router: router))
     }
 

@@ -67,7 +67,7 @@ final class BadInputTests: XCTestCase {
         let huge = String(repeating: "a", count: 200_000)
         try? connection.send("GET /time/0 HTTP/1.1\r\nX-Big: \(huge)\r\n\r\n")
         let response = try connection.response()
-        XCTAssertEqual(response?.status, 400)
+        XCTAssertEqual(response?.status, 431)
         XCTAssertFalse(connection.isOpen)
     }
 

@@ -21,8 +21,7 @@ final class EmbeddedNode {
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
     func connect(on loop: EmbeddedEventLoop? = nil) throws -> Connection {
         let channel = loop.map { EmbeddedChannel(loop: $0) } ?? EmbeddedChannel()
-        try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router,
-                                                  maxBody: node.limits.maxBodyBytes)
+        try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         return Connection(channel: channel)
     }

@@ -1,0 +1,78 @@
+import FuzzSupport
+import NIOCore
+import PubNodeServer
+
+/// The HTTP/1.1 request parser: never traps; reads the same requests (heads, bodies, ends, and the
+/// same refusal) whether the bytes arrive at once, split at one point, or a few bytes at a time
+/// (the first input byte picks the split and the head limit); and an accepted head, written out
+/// again from what was read, reads back the same.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = fuzzBytes(data, size)
+    guard let first = bytes.first else { return 0 }
+    let input = Array(bytes.dropFirst())
+    let maxHead = first & 0x80 == 0 ? 64 * 1024 : 96
+    let whole = parseAll([input], maxHeadBytes: maxHead)
+    let split = Int(first) % (input.count + 1)
+    require(parseAll([Array(input[..<split]), Array(input[split...])], maxHeadBytes: maxHead) == whole,
+            "splitting at \(split) reads differently")
+    let step = Int(first & 0x07) + 1
+    let pieces = stride(from: 0, to: input.count, by: step).map { Array(input[$0..<min(input.count, $0 + step)]) }
+    require(parseAll(pieces, maxHeadBytes: maxHead) == whole, "\(step)-byte reads read differently")
+    for head in whole.heads {
+        let written = "\(head.method.rawValue) \(head.uri) HTTP/1.\(head.minorVersion)\r\n\(head.fieldBlock)\r\n"
+        let again = parseAll([Array(written.utf8)], maxHeadBytes: Int.max).heads
+        require(again.count == 1 && summary(again[0]) == summary(head), "head written out reads differently: \(written)")
+    }
+    return 0
+}
+
+/// What a parse read: one line per head and end, bodies joined, and the refusal's status.
+struct Outcome: Equatable {
+    var lines: [String] = []
+    var heads: [RequestHead] = []
+
+    static func == (lhs: Outcome, rhs: Outcome) -> Bool { lhs.lines == rhs.lines }
+}
+
+func summary(_ head: RequestHead) -> String {
+    "\(head.method.rawValue) \(head.uri) 1.\(head.minorVersion) keep=\(head.keepAlive) fields=\(head.fieldCount) "
+        + "length=\(String(describing: head.contentLength)) chunked=\(head.chunked) \(head.contentEncoding)"
+}
+
+func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
+    var parser = HTTPRequestParser(maxHeadBytes: maxHeadBytes)
+    var outcome = Outcome()
+    var body: [UInt8] = []
+    var inRequest = false
+    for chunk in chunks {
+        parser.append(ByteBuffer(bytes: chunk))
+        do {
+            while let part = try parser.next() {
+                switch part {
+                case .head(let head):
+                    require(!inRequest, "a head inside a request")
+                    inRequest = true
+                    outcome.heads.append(head)
+                    outcome.lines.append("head " + summary(head))
+                case .body(let bytes):
+                    require(inRequest && bytes.readableBytes > 0, "an empty or stray body part")
+                    body += bytes.readableBytesView
+                case .end:
+                    require(inRequest, "an end without a head")
+                    if let length = outcome.heads.last?.contentLength {
+                        require(body.count == length, "a body of \(body.count) bytes for Content-Length \(length)")
+                    }
+                    outcome.lines.append("body \(body)")
+                    outcome.lines.append("end")
+                    body = []
+                    inRequest = false
+                }
+            }
+        } catch {
+            outcome.lines.append("refused \(error.status.code)")
+            return outcome
+        }
+    }
+    return outcome
+}

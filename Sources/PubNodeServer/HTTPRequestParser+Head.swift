@@ -1,0 +1,208 @@
+import NIOCore
+import NIOHTTP1
+
+extension HTTPRequestParser {
+    /// Reads a head once its blank line has arrived; sets up the body's framing.
+    mutating func readHead(scanned: Int) throws(Failure) -> Part? {
+        // Empty lines before a request line are ignored (RFC 9112 section 2.2).
+        while let bytes = buffer, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self),
+              first == .lf || first == .cr {
+            if first == .lf {
+                consume(1)
+                continue
+            }
+            guard let second = bytes.getInteger(at: bytes.readerIndex + 1, as: UInt8.self) else { return nil }
+            guard second == .lf else { throw Failure("Bare CR before the request line") }
+            consume(2)
+        }
+        guard let bytes = buffer else { return nil }
+        guard let end = Self.blankLine(in: bytes.readableBytesView, from: scanned) else {
+            if bytes.readableBytes > maxHeadBytes {
+                throw Failure(.requestHeaderFieldsTooLarge, "Request head over \(maxHeadBytes) bytes")
+            }
+            state = .head(scanned: max(0, bytes.readableBytes - 2))
+            return nil
+        }
+        guard end <= maxHeadBytes else {
+            throw Failure(.requestHeaderFieldsTooLarge, "Request head over \(maxHeadBytes) bytes")
+        }
+        let parsed = bytes.withUnsafeReadableBytes { raw in
+            Self.parseHead(UnsafeRawBufferPointer(rebasing: raw[..<end]))
+        }
+        let head = try parsed.get()
+        consume(end)
+        if head.chunked {
+            state = .chunkSize
+        } else if let length = head.contentLength, length > 0 {
+            state = .body(remaining: length)
+        } else {
+            state = .ending
+        }
+        return .head(head)
+    }
+
+    /// Parses a whole head: request line, fields, and the blank line that ends it.
+    static func parseHead(_ raw: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
+        // The caller found the blank line, so the request line's LF exists.
+        let lineFeed = raw.firstIndex(of: .lf)!
+        let requestLineEnd = lineFeed > 0 && raw[lineFeed - 1] == .cr ? lineFeed - 1 : lineFeed
+        var head: RequestHead
+        switch requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd])) {
+        case .success(let line): head = line
+        case .failure(let failure): return .failure(failure)
+        }
+        let blockStart = lineFeed + 1
+        let blockEnd = raw[raw.count - 2] == .cr ? raw.count - 2 : raw.count - 1
+        guard blockEnd > blockStart else { return .success(head) }
+        var fields = FieldScan()
+        var lineStart = blockStart
+        while lineStart < blockEnd {
+            var lineEnd = lineStart
+            while raw[lineEnd] != .lf { lineEnd += 1 }
+            let next = lineEnd + 1
+            if lineEnd > lineStart, raw[lineEnd - 1] == .cr { lineEnd -= 1 }
+            if let failure = fields.read(UnsafeRawBufferPointer(rebasing: raw[lineStart..<lineEnd])) {
+                return .failure(failure)
+            }
+            lineStart = next
+        }
+        if fields.chunked, fields.contentLength != nil {
+            return .failure(Failure("Both Content-Length and Transfer-Encoding"))
+        }
+        head.contentLength = fields.contentLength
+        head.chunked = fields.chunked
+        head.contentEncoding = fields.contentEncoding
+        head.fieldCount = fields.count
+        head.keepAlive = head.minorVersion == 1 ? !fields.close : fields.keepAlive && !fields.close
+        head.fieldBlock = String(decoding: UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), as: UTF8.self)
+        return .success(head)
+    }
+
+    /// `METHOD SP target SP HTTP/1.x`, single spaces, a target of visible ASCII.
+    static func requestLine(_ line: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
+        guard let methodEnd = line.firstIndex(of: .space), methodEnd > 0,
+              line[..<methodEnd].allSatisfy(isTokenByte) else {
+            return .failure(Failure("Invalid request line"))
+        }
+        let targetStart = methodEnd + 1
+        guard let targetEnd = line[targetStart...].firstIndex(of: .space), targetEnd > targetStart,
+              line[targetStart..<targetEnd].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .failure(Failure("Invalid request target"))
+        }
+        let version = UnsafeRawBufferPointer(rebasing: line[(targetEnd + 1)...])
+        let minor: Int
+        if version.elementsEqual("HTTP/1.1".utf8) {
+            minor = 1
+        } else if version.elementsEqual("HTTP/1.0".utf8) {
+            minor = 0
+        } else if version.count == 8, version.starts(with: "HTTP/".utf8) {
+            return .failure(Failure(.httpVersionNotSupported, "Only HTTP/1.0 and HTTP/1.1 are served"))
+        } else {
+            return .failure(Failure("Invalid HTTP version"))
+        }
+        let method = HTTPMethod(rawValue: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<methodEnd]), as: UTF8.self))
+        let uri = String(decoding: UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd]), as: UTF8.self)
+        return .success(RequestHead(method: method, uri: uri, minorVersion: minor, keepAlive: minor == 1,
+                                    contentLength: nil, chunked: false, contentEncoding: .identity,
+                                    fieldCount: 0, fieldBlock: ""))
+    }
+
+    /// A `tchar` of RFC 9110: what field names and methods are made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// The header fields of one head as they are read: the count, and the fields that frame the body
+/// or the connection.
+struct FieldScan {
+    var count = 0
+    var contentLength: Int?
+    var chunked = false
+    var close = false
+    var keepAlive = false
+    var contentEncoding = RequestHead.ContentEncoding.identity
+
+    typealias Failure = HTTPRequestParser.Failure
+
+    /// Reads one field line (without its line end); a failure when it is malformed or frames the
+    /// body ambiguously.
+    mutating func read(_ line: UnsafeRawBufferPointer) -> Failure? {
+        guard let first = line.first else { return Failure("Empty header line") }
+        if first == .space || first == .tab { return Failure("Folded header lines are not accepted") }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+              line[..<colon].allSatisfy(HTTPRequestParser.isTokenByte) else {
+            return Failure("Invalid header field name")
+        }
+        var valueStart = colon + 1
+        var valueEnd = line.count
+        while valueStart < valueEnd, line[valueStart] == .space || line[valueStart] == .tab { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == .space || line[valueEnd - 1] == .tab { valueEnd -= 1 }
+        let value = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
+        guard !value.contains(where: { ($0 < 0x20 && $0 != .tab) || $0 == 0x7F }) else {
+            return Failure("Invalid character in header field value")
+        }
+        count += 1
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        switch name.count {
+        case 14 where Self.equalsIgnoringCase(name, "content-length"):
+            guard value.count > 0, value.count <= 18, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return Failure("Invalid Content-Length")
+            }
+            let length = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            if let earlier = contentLength, earlier != length { return Failure("Conflicting Content-Length fields") }
+            contentLength = length
+        case 17 where Self.equalsIgnoringCase(name, "transfer-encoding"):
+            guard !chunked, Self.equalsIgnoringCase(value, "chunked") else {
+                return Failure(.notImplemented, "Only Transfer-Encoding: chunked is accepted")
+            }
+            chunked = true
+        case 10 where Self.equalsIgnoringCase(name, "connection"):
+            var start = 0
+            while start < value.count {
+                var end = start
+                while end < value.count, value[end] != UInt8(ascii: ",") { end += 1 }
+                var low = start
+                var high = end
+                while low < high, value[low] == .space || value[low] == .tab { low += 1 }
+                while high > low, value[high - 1] == .space || value[high - 1] == .tab { high -= 1 }
+                let token = UnsafeRawBufferPointer(rebasing: value[low..<high])
+                if Self.equalsIgnoringCase(token, "close") { close = true }
+                if Self.equalsIgnoringCase(token, "keep-alive") { keepAlive = true }
+                start = end + 1
+            }
+        case 16 where Self.equalsIgnoringCase(name, "content-encoding"):
+            if Self.equalsIgnoringCase(value, "gzip") || Self.equalsIgnoringCase(value, "x-gzip") {
+                contentEncoding = .gzip
+            } else if Self.equalsIgnoringCase(value, "deflate") {
+                contentEncoding = .deflate
+            } else if !(value.isEmpty || Self.equalsIgnoringCase(value, "identity")) {
+                return Failure(.unsupportedMediaType, "Unsupported Content-Encoding (gzip and deflate are accepted)")
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Whether `bytes` spell `text` (lowercase ASCII) in any case.
+    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        return text.withUTF8Buffer { expected in
+            for index in 0..<expected.count where bytes[index] | 0x20 != expected[index] {
+                return false
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import NIOCore
+import NIOHTTP1
+
+/// The connection's two clocks, kept by the handler itself so no other handler sits in the
+/// pipeline and no clock is read per request:
+/// - **idle**: a connection silent for `idleConnectionSeconds` (nothing read, no answer written) is
+///   closed unless an answer is outstanding. A check every quarter of that time counts quiet
+///   checks; activity only sets a flag. The connection closes between one and one and a quarter
+///   idle times after its last activity.
+/// - **arrival**: a request may take `requestTimeoutSeconds` from its first byte to its last, so a
+///   client cannot hold a connection by dripping a byte now and then; a late one is answered 408.
+///   Only a read that leaves a request unfinished reads the clock and arms the single check; a
+///   request that arrives whole in one read (nearly all of them) costs nothing.
+struct ConnectionClocks {
+    /// Checks for silence while the connection is open.
+    var idleChecks: RepeatedTask?
+    /// Something was read or answered since the last idle check.
+    var active = false
+    /// Idle checks in a row that found no activity.
+    var quietChecks = 0
+    /// When the request now arriving sent its first byte; nil between requests.
+    var arrivingSince: NIODeadline?
+    /// The one pending arrival check, if armed.
+    var arrivalCheck: Scheduled<Void>?
+
+    /// Idle checks per idle time.
+    static let checksPerIdleTime = 4
+    /// How long a refused connection keeps reading (and dropping) before it is closed.
+    static let linger = TimeAmount.seconds(2)
+}
+
+extension PubNodeHTTPHandler {
+    /// Starts the idle checks (once the connection is active).
+    func startClocks(context: ChannelHandlerContext) {
+        guard clocks.idleChecks == nil, limits.idleConnectionSeconds > 0 else { return }
+        let period = TimeAmount.nanoseconds(Int64(limits.idleConnectionSeconds) * 1_000_000_000
+                                            / Int64(ConnectionClocks.checksPerIdleTime))
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        clocks.idleChecks = context.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+            handler.value.checkIdle()
+        }
+    }
+
+    /// Stops both clocks (the connection is going away).
+    func stopClocks() {
+        clocks.idleChecks?.cancel()
+        clocks.idleChecks = nil
+        clocks.arrivalCheck?.cancel()
+        clocks.arrivalCheck = nil
+    }
+
+    private func checkIdle() {
+        guard let context else { return }
+        if clocks.active {
+            clocks.active = false
+            clocks.quietChecks = 0
+            return
+        }
+        clocks.quietChecks += 1
+        if clocks.quietChecks >= ConnectionClocks.checksPerIdleTime, !state.isAwaitingAnswer {
+            // Silent for longer than a long-poll lasts: a stalled or abandoned connection.
+            context.close(promise: nil)
+        }
+    }
+
+    /// After a read: starts the arrival clock when it left a request unfinished.
+    func trackArrival(context: ChannelHandlerContext) {
+        guard parser.hasUnfinishedRequest else {
+            clocks.arrivingSince = nil
+            return
+        }
+        guard clocks.arrivingSince == nil else { return }
+        let now = context.eventLoop.now
+        clocks.arrivingSince = now
+        armArrivalCheck(at: now + .seconds(Int64(limits.requestTimeoutSeconds)), context: context)
+    }
+
+    private func armArrivalCheck(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        guard clocks.arrivalCheck == nil else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        clocks.arrivalCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+            handler.value.clocks.arrivalCheck = nil
+            handler.value.expireIfLate()
+        }
+    }
+
+    /// Answers 408 and closes when the request now arriving has taken longer than allowed; re-arms
+    /// for a later request otherwise.
+    private func expireIfLate() {
+        guard let context, context.channel.isActive, let since = clocks.arrivingSince else { return }
+        let timeout = TimeAmount.seconds(Int64(limits.requestTimeoutSeconds))
+        guard context.eventLoop.now - since >= timeout else {
+            armArrivalCheck(at: since + timeout, context: context)
+            return
+        }
+        guard !state.isAwaitingAnswer else {
+            // Bytes behind an outstanding answer: nothing can be said in order.
+            context.close(promise: nil)
+            return
+        }
+        clocks.arrivingSince = nil
+        state.phase = .discarding(state.head)
+        write(ErrorResponses.object(status: .requestTimeout, message: "Request not received in time"),
+              context: context, close: true)
+    }
+
+    /// Closes after a refusal is written: output first, then, after a moment of reading and
+    /// dropping, the whole connection, so a client still sending reads the refusal instead of a
+    /// reset.
+    func lingeringClose(context: ChannelHandlerContext) {
+        context.close(mode: .output, promise: nil)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.assumeIsolated().scheduleTask(in: ConnectionClocks.linger) { bound.value.close(promise: nil) }
+    }
+}
