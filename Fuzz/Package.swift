@@ -41,6 +41,8 @@ let package = Package(
         fuzzTarget("FuzzRESP", [redis, .product(name: "NIOCore", package: "swift-nio")]),
         fuzzTarget("FuzzClusterRecord", [redis, .product(name: "NIOCore", package: "swift-nio")]),
         fuzzTarget("FuzzFilter", [core]),
-        fuzzTarget("FuzzHTTPRequest", [server, .product(name: "NIOCore", package: "swift-nio")]),
+        fuzzTarget("FuzzHTTPRequest", [server, .product(name: "NIOCore", package: "swift-nio"),
+                                        .product(name: "NIOEmbedded", package: "swift-nio"),
+                                        .product(name: "NIOHTTP1", package: "swift-nio")]),
     ]
 )

@@ -10,6 +10,10 @@
 # Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
 #                         [--no-build] [--quick] [--help]
 #
+# With --with-nchan (and no PUBNODE_ARGS), the comparison runs twice: PubNode's defaults (one event
+# loop per core), then PubNode on one event loop against Nchan's one worker; each as 3 rounds
+# (ROUNDS) with fan-out to 1,000, 5,000 and 10,000 subscribers unless FANOUT_SIZES says otherwise.
+#
 # Environment overrides (defaults in brackets):
 #   SCRATCH        build folder for swift build [.build]
 #   PUBNODE_BIN    use this pubnode binary instead of building one
@@ -26,11 +30,14 @@
 #                  followed by every round's publish rate and fan-out p99
 #   RESULTS_DIR    keep the raw JSON results and server logs here
 #   PUBNODE_ARGS   extra flags for pubnode, e.g. "--event-loop-threads 1" (Nchan's run uses 1 worker)
+#   PUBNODE_HISTORY  pubnode's --history-enabled [false: like Nchan, messages kept in memory only;
+#                    history's own cost is measured by bench-history.sh]
 #
 # Only loopback addresses are used. Everything started here is stopped on exit.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ARGS=("$@")
 # shellcheck source=Scripts/bench-common.sh
 source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
@@ -42,6 +49,7 @@ DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-1}
 PAYLOAD=${PAYLOAD:-16}
 CHANNELS=${CHANNELS:-1}
+FANOUT_SET=${FANOUT_SIZES:-}
 FANOUT_SIZES=${FANOUT_SIZES:-"1000 10000"}
 MESSAGES=${MESSAGES:-20}
 INTERVAL_MS=${INTERVAL_MS:-200}
@@ -50,12 +58,14 @@ PARK_HOLD=${PARK_HOLD:-5}
 LOAD_THREADS=${LOAD_THREADS:-$(nproc)}
 PUBLISH_THREADS=${PUBLISH_THREADS:-1}
 RESULTS_DIR=${RESULTS_DIR:-}
+ROUNDS_SET=${ROUNDS:-}
 ROUNDS=${ROUNDS:-1}
+PUBNODE_HISTORY=${PUBNODE_HISTORY:-false}
 RUN_PUBNODE=1
 BUILD=1
 INSTALL=0
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -64,7 +74,7 @@ while [[ $# -gt 0 ]]; do
         --no-pubnode) RUN_PUBNODE=0 ;;
         --pubnode-bin) PUBNODE_BIN=$2; shift ;;
         --no-build) BUILD=0 ;;
-        --quick) DURATION=3; FANOUT_SIZES="1000"; MESSAGES=5; PARK_SUBS=2000; PARK_HOLD=2 ;;
+        --quick) DURATION=3; FANOUT_SIZES="1000"; FANOUT_SET=1; ROUNDS_SET=${ROUNDS_SET:-1}; MESSAGES=5; PARK_SUBS=2000; PARK_HOLD=2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -72,6 +82,18 @@ while [[ $# -gt 0 ]]; do
 done
 
 log() { echo "[bench] $*" >&2; }
+
+if [[ $NCHAN == 1 ]]; then
+    ROUNDS=${ROUNDS_SET:-3}
+    [[ -n "${FANOUT_SET:-}" ]] || FANOUT_SIZES="1000 5000 10000"
+    if [[ -z "${PUBNODE_ARGS:-}" && -z "${PUBNODE_ARGS_SET:-}" && $RUN_PUBNODE == 1 ]]; then
+        # Both configurations, one after the other; the second reuses the first one's build.
+        export ROUNDS FANOUT_SIZES
+        PUBNODE_ARGS="" PUBNODE_ARGS_SET=1 "$0" "${ARGS[@]}"
+        PUBNODE_ARGS="--event-loop-threads 1" "$0" "${ARGS[@]}" --no-build
+        exit
+    fi
+fi
 
 # ---------------------------------------------------------------- clean-up
 WORK=$(mktemp -d /tmp/pubnode-bench.XXXXXX)
@@ -277,7 +299,8 @@ run_pubnode() {
     rm -rf "$WORK/pubnode-data" && mkdir -p "$WORK/pubnode-data"
     log "starting $PUBNODE_BIN on 127.0.0.1:$port"
     # shellcheck disable=SC2086 # PUBNODE_ARGS is a list of flags
-    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 $PUBNODE_UNLIMITED --data-dir "$WORK/pubnode-data" ${PUBNODE_ARGS:-} \
+    "$PUBNODE_BIN" --port "$port" --host 127.0.0.1 $PUBNODE_UNLIMITED --data-dir "$WORK/pubnode-data" \
+        --history-enabled "$PUBNODE_HISTORY" ${PUBNODE_ARGS:-} \
         >"$WORK/pubnode.log" 2>&1 &
     node_pid=$!
     STARTED_PIDS+=("$node_pid")
@@ -325,7 +348,7 @@ combine_rounds() {
         for round in $(seq 1 "$ROUNDS"); do values+=("${R[$server@$round.$metric]:-}"); done
         case "$metric" in
             *delivered|*expected|*errors) R[$base]=$(printf '%s\n' "${values[@]}" | awk '{ s += $1 } END { print s }') ;;
-            *) R[$base]=$(printf '%s\n' "${values[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }') ;;
+            *) R[$base]=$(median "${values[@]}") ;;
         esac
     done
 }
@@ -339,89 +362,5 @@ done
 combine_rounds
 
 # ---------------------------------------------------------------- report
-# cell SERVER KIND: one formatted table cell.
-cell() {
-    local s=$1 kind=$2 size=${3:-}
-    local ran=0
-    [[ $s == pubnode && $RUN_PUBNODE == 1 ]] && ran=1
-    [[ $s == nchan && $NCHAN == 1 ]] && ran=1
-    [[ $ran == 1 ]] || { echo "—"; return; }
-    case "$kind" in
-        rps) if [[ -n "${R[$s.publish_rps]:-}" ]]; then
-                echo "$(fmt_int "$(awk -v v="${R[$s.publish_rps]}" 'BEGIN { printf "%.0f", v }')") req/s"
-            else echo "?"; fi ;;
-        publat) echo "$(fmt_ms "${R[$s.publish_p50]:-}") / $(fmt_ms "${R[$s.publish_p99]:-}") ms" ;;
-        puberr) echo "${R[$s.publish_errors]:-?}" ;;
-        cpu) echo "${R[$s.publish_cpu]:-?} % of one core" ;;
-        delivered) echo "$(fmt_int "${R[$s.fan$size.delivered]:-?}") / $(fmt_int "${R[$s.fan$size.expected]:-?}") (errors ${R[$s.fan$size.errors]:-?})" ;;
-        fanlat) echo "$(fmt_ms "${R[$s.fan$size.delivery_p50_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p90_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p99_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_max_ms]:-}") ms" ;;
-        rsssub) awk -v a="${R[$s.rss_idle_kib]:-0}" -v b="${R[$s.rss_parked_kib]:-0}" -v n="${R[$s.parked]:-0}" \
-            'BEGIN { if (n > 0) printf "%.2f KiB", (b - a) / n; else printf "n/a" }' ;;
-        rss) awk -v a="${R[$s.rss_idle_kib]:-0}" -v b="${R[$s.rss_parked_kib]:-0}" \
-            'BEGIN { printf "%.1f / %.1f MiB", a / 1024, b / 1024 }' ;;
-    esac
-}
-
-# fmt_int N: N with thousands separators.
-fmt_int() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta' <<<"$1"; }
-
-# fmt_ms V: milliseconds with 2, 1 or 0 decimals depending on magnitude ("?" if missing).
-fmt_ms() {
-    [[ -n "$1" ]] || { echo "?"; return; }
-    awk -v v="$1" 'BEGIN { if (v >= 100) printf "%.0f", v; else if (v >= 10) printf "%.1f", v; else printf "%.2f", v }'
-}
-
-row() { printf '| %s | %s | %s |\n' "$1" "$(cell pubnode "${@:2}")" "$(cell nchan "${@:2}")"; }
-
-
-cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-swift_version=$(swift --version 2>/dev/null | head -1 || echo unknown)
-nchan_version=$(dpkg-query -W -f '${Version}' libnginx-mod-nchan 2>/dev/null || echo unknown)
-nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //' || echo unknown)
-
-echo
-echo "### Benchmark run $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo
-echo "- Machine: $(nproc) cores ($cpu_model), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
-echo "- Toolchain: $swift_version"
-if [[ $RUN_PUBNODE == 1 ]]; then
-    case "$PUBNODE_BIN" in
-        */debug/*) build_kind="debug build" ;;
-        */release/*) build_kind="release build" ;;
-        *) build_kind="build type unknown" ;;
-    esac
-    echo "- PubNode: \`${PUBNODE_BIN#"$ROOT"/}\` ($build_kind)"
-fi
-if [[ $NCHAN == 1 ]]; then echo "- Nchan: $nchan_version on $nginx_version, worker_processes $NCHAN_WORKERS, \`Deploy/nchan/nginx.conf\`"; fi
-echo "- Load: \`pubnode-load\` on the same machine over loopback; $PUBLISH_THREADS client event loop(s) for publish, $LOAD_THREADS for park and fan-out"
-[[ $ROUNDS == 1 ]] || echo "- $ROUNDS rounds, the servers taking turns, each on a fresh server; medians (deliveries and errors summed)"
-echo
-echo "| Scenario | PubNode | Nchan |"
-echo "| --- | ---: | ---: |"
-row "Publish throughput ($CONNECTIONS conns, $PAYLOAD B, ${DURATION} s after ${WARMUP} s warm-up)" rps
-row "Publish latency p50 / p99" publat
-row "Publish errors" puberr
-row "Server CPU during publish run" cpu
-for size in $FANOUT_SIZES; do
-    row "Fan-out $(fmt_int "$size") subs × $MESSAGES msgs every $INTERVAL_MS ms: delivered" delivered "$size"
-    row "Fan-out $(fmt_int "$size") subs: latency p50 / p90 / p99 / max" fanlat "$size"
-done
-row "RSS per parked subscriber ($(fmt_int "$PARK_SUBS") parked)" rsssub
-row "Server RSS idle / with $(fmt_int "$PARK_SUBS") parked" rss
-
-# per_round SERVER METRIC: the metric's value in every round, separated by " / ".
-per_round() {
-    local values=() round
-    for round in $(seq 1 "$ROUNDS"); do values+=("$(awk -v v="${R[$1@$round.$2]:-0}" 'BEGIN { printf "%.0f", v }')"); done
-    local IFS=/
-    echo "${values[*]}" | sed 's#/# / #g'
-}
-
-if [[ $ROUNDS != 1 ]]; then
-    echo
-    echo "Rounds (PubNode; Nchan):"
-    echo "- publish req/s: $(per_round pubnode publish_rps); $(per_round nchan publish_rps)"
-    for size in $FANOUT_SIZES; do
-        echo "- fan-out $(fmt_int "$size") p99 ms: $(per_round pubnode "fan$size.delivery_p99_ms"); $(per_round nchan "fan$size.delivery_p99_ms")"
-    done
-fi
+# shellcheck source=Scripts/bench-report.sh
+source "$ROOT/Scripts/bench-report.sh"

@@ -30,6 +30,9 @@ struct ConnectionState {
     var phase: Phase = .idle
     /// The server is draining.
     var draining = false
+    /// The connection's last answer has been written (or it is being closed): nothing more is read
+    /// or handled.
+    var closing = false
     /// The connection is over its client's connection limit: it closes after its first answer.
     var closeAfterAnswer = false
     /// Request parts held behind an outstanding answer.

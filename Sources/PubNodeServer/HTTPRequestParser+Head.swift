@@ -4,33 +4,27 @@ import NIOHTTP1
 extension HTTPRequestParser {
     /// Reads a head once its blank line has arrived; sets up the body's framing.
     mutating func readHead(scanned: Int) throws(Failure) -> Part? {
-        // Empty lines before a request line are ignored (RFC 9112 section 2.2).
-        while let bytes = buffer, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self),
-              first == .lf || first == .cr {
-            if first == .lf {
-                consume(1)
-                continue
-            }
-            guard let second = bytes.getInteger(at: bytes.readerIndex + 1, as: UInt8.self) else { return nil }
-            guard second == .lf else { throw Failure("Bare CR before the request line") }
-            consume(2)
+        // A few empty lines before a request line are ignored (RFC 9112 section 2.2).
+        while let bytes = buffer, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self), first == .cr {
+            guard let ended = try lineEnd(), ended else { return nil }
+            leadingBlankLines += 1
+            guard leadingBlankLines <= Self.maxLeadingBlankLines else { throw Failure("Too many empty lines") }
         }
         guard let bytes = buffer else { return nil }
-        guard let end = Self.blankLine(in: bytes.readableBytesView, from: scanned) else {
-            if bytes.readableBytes > maxHeadBytes {
+        guard let end = try Self.blankLine(in: bytes.readableBytesView, from: scanned, limit: maxHeadBytes) else {
+            if bytes.readableBytes >= maxHeadBytes {
                 throw Failure(.requestHeaderFieldsTooLarge, "Request head over \(maxHeadBytes) bytes")
             }
             state = .head(scanned: max(0, bytes.readableBytes - 2))
             return nil
-        }
-        guard end <= maxHeadBytes else {
-            throw Failure(.requestHeaderFieldsTooLarge, "Request head over \(maxHeadBytes) bytes")
         }
         let parsed = bytes.withUnsafeReadableBytes { raw in
             Self.parseHead(UnsafeRawBufferPointer(rebasing: raw[..<end]))
         }
         let head = try parsed.get()
         consume(end)
+        leadingBlankLines = 0
+        lastRequest = !head.keepAlive
         if head.chunked {
             state = .chunkSize
         } else if let length = head.contentLength, length > 0 {
@@ -43,24 +37,29 @@ extension HTTPRequestParser {
 
     /// Parses a whole head: request line, fields, and the blank line that ends it.
     static func parseHead(_ raw: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
-        // The caller found the blank line, so the request line's LF exists.
+        // The caller found the empty line and saw a CR before every LF, so the request line's CRLF
+        // exists.
         let lineFeed = raw.firstIndex(of: .lf)!
-        let requestLineEnd = lineFeed > 0 && raw[lineFeed - 1] == .cr ? lineFeed - 1 : lineFeed
+        let requestLineEnd = lineFeed - 1
         var head: RequestHead
         switch requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd])) {
         case .success(let line): head = line
         case .failure(let failure): return .failure(failure)
         }
         let blockStart = lineFeed + 1
-        let blockEnd = raw[raw.count - 2] == .cr ? raw.count - 2 : raw.count - 1
-        guard blockEnd > blockStart else { return .success(head) }
+        let blockEnd = raw.count - 2
+        let connects = head.method == .CONNECT
+        guard blockEnd > blockStart else {
+            if connects { head.keepAlive = false }
+            return .success(head)
+        }
         var fields = FieldScan()
         var lineStart = blockStart
         while lineStart < blockEnd {
             var lineEnd = lineStart
             while raw[lineEnd] != .lf { lineEnd += 1 }
             let next = lineEnd + 1
-            if lineEnd > lineStart, raw[lineEnd - 1] == .cr { lineEnd -= 1 }
+            lineEnd -= 1 // the CR before it
             if let failure = fields.read(UnsafeRawBufferPointer(rebasing: raw[lineStart..<lineEnd])) {
                 return .failure(failure)
             }
@@ -74,6 +73,9 @@ extension HTTPRequestParser {
         head.contentEncoding = fields.contentEncoding
         head.fieldCount = fields.count
         head.keepAlive = head.minorVersion == 1 ? !fields.close : fields.keepAlive && !fields.close
+        // After these the connection is not HTTP/1.1 requests any more (or its framing is faulty,
+        // RFC 9112 section 6.1): it closes after the answer, and nothing after them is read.
+        if fields.upgrade || connects || (fields.chunked && head.minorVersion == 0) { head.keepAlive = false }
         head.fieldBlock = String(decoding: UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), as: UTF8.self)
         return .success(head)
     }
@@ -131,6 +133,7 @@ struct FieldScan {
     var chunked = false
     var close = false
     var keepAlive = false
+    var upgrade = false
     var contentEncoding = RequestHead.ContentEncoding.identity
 
     typealias Failure = HTTPRequestParser.Failure
@@ -179,8 +182,11 @@ struct FieldScan {
                 let token = UnsafeRawBufferPointer(rebasing: value[low..<high])
                 if Self.equalsIgnoringCase(token, "close") { close = true }
                 if Self.equalsIgnoringCase(token, "keep-alive") { keepAlive = true }
+                if Self.equalsIgnoringCase(token, "upgrade") { upgrade = true }
                 start = end + 1
             }
+        case 7 where Self.equalsIgnoringCase(name, "upgrade"):
+            upgrade = true
         case 16 where Self.equalsIgnoringCase(name, "content-encoding"):
             if Self.equalsIgnoringCase(value, "gzip") || Self.equalsIgnoringCase(value, "x-gzip") {
                 contentEncoding = .gzip

@@ -9,10 +9,13 @@ import NIOHTTP1
 /// field), and a body arrives as slices of the received buffer, never copied.
 ///
 /// Strict where leniency lets two parsers disagree about where a request ends (request smuggling):
-/// a request with both `Content-Length` and `Transfer-Encoding`, conflicting lengths, a transfer
-/// coding other than `chunked`, folded header lines, white space before a field's colon, a bare CR
-/// or a control byte in a field is refused. Lenient where RFC 9112 allows: empty lines before a
-/// request line and a bare LF as line end are accepted.
+/// every line ends in CRLF (a bare LF or CR is refused, in heads, chunk lines and trailers alike); a
+/// request with both `Content-Length` and `Transfer-Encoding`, conflicting lengths, a transfer
+/// coding other than `chunked`, folded header lines, white space before a field's colon or a
+/// control byte in a field is refused. A request that ends the connection (`Connection: close`,
+/// HTTP/1.0 without keep-alive, an `Upgrade` or `CONNECT` request, chunked HTTP/1.0) is the last
+/// one read: nothing after it is parsed, as RFC 9112 section 9.6 requires. Up to
+/// `maxLeadingBlankLines` empty lines before a request line are ignored (section 2.2).
 ///
 /// Invariants: work per received byte is bounded (a head's end is searched once over each byte,
 /// never again from its start); at most `maxHeadBytes` of a head (or of a chunked body's trailer)
@@ -63,12 +66,20 @@ public struct HTTPRequestParser: Sendable {
         case trailers(scanned: Int)
         /// Refused: nothing more is read.
         case failed
+        /// The last request of the connection has been read: later bytes are dropped unread.
+        case closed
     }
 
     /// Most bytes of a head, or of a chunked body's trailer section.
     public let maxHeadBytes: Int
     /// Most bytes of a chunk-size line (with its extensions).
     static let maxChunkLineBytes = 4096
+    /// Most empty lines accepted before a request line.
+    static let maxLeadingBlankLines = 8
+    /// Empty lines skipped before the request line now arriving.
+    var leadingBlankLines = 0
+    /// The head now being read ends the connection: after its request, the parser closes.
+    var lastRequest = false
     var state = State.head(scanned: 0)
     /// Received bytes not parsed yet; nil when there are none (so a finished read buffer is freed).
     var buffer: ByteBuffer?
@@ -85,7 +96,9 @@ public struct HTTPRequestParser: Sendable {
     /// head was read and its body is still coming).
     public var hasUnfinishedRequest: Bool {
         switch state {
-        case .head, .ending, .failed: return buffer != nil
+        case .head: return buffer != nil || leadingBlankLines > 0
+        case .ending: return true
+        case .failed, .closed: return false
         case .body, .chunkSize, .chunkData, .chunkEnd, .trailers: return true
         }
     }
@@ -93,6 +106,10 @@ public struct HTTPRequestParser: Sendable {
     /// Adds received bytes; `next()` then yields the parts they complete.
     public mutating func append(_ bytes: ByteBuffer) {
         guard bytes.readableBytes > 0 else { return }
+        switch state {
+        case .failed, .closed: return
+        default: break
+        }
         if buffer == nil || buffer!.readableBytes == 0 {
             buffer = bytes
         } else {
@@ -116,10 +133,11 @@ public struct HTTPRequestParser: Sendable {
 
     private mutating func step() throws(Failure) -> Part? {
         switch state {
-        case .failed:
+        case .failed, .closed:
             return nil
         case .ending:
-            state = .head(scanned: 0)
+            state = lastRequest ? .closed : .head(scanned: 0)
+            if lastRequest { buffer = nil }
             return .end
         case .head(let scanned):
             return try readHead(scanned: scanned)
@@ -150,17 +168,13 @@ public struct HTTPRequestParser: Sendable {
         return slice
     }
 
-    /// Consumes a line end (CRLF or LF) if one is buffered: true when consumed, nil when more bytes
-    /// are needed; throws for anything else.
-    private mutating func lineEnd() throws(Failure) -> Bool? {
+    /// Consumes a CRLF if one is buffered: true when consumed, nil when more bytes are needed;
+    /// throws for anything else.
+    mutating func lineEnd() throws(Failure) -> Bool? {
         guard let bytes = buffer, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self) else { return nil }
-        if first == .lf {
-            consume(1)
-            return true
-        }
-        guard first == .cr else { throw Failure("Chunk data longer than its size") }
+        guard first == .cr else { throw Failure("Expected CRLF") }
         guard let second = bytes.getInteger(at: bytes.readerIndex + 1, as: UInt8.self) else { return nil }
-        guard second == .lf else { throw Failure("Bare CR in a chunked body") }
+        guard second == .lf else { throw Failure("Bare CR") }
         consume(2)
         return true
     }
@@ -179,6 +193,7 @@ public struct HTTPRequestParser: Sendable {
             return nil
         }
         guard lf - view.startIndex <= Self.maxChunkLineBytes else { throw Failure("Chunk-size line too long") }
+        guard lf > view.startIndex, view[lf - 1] == .cr else { throw Failure("Bare LF in a chunk-size line") }
         var size = 0
         var digits = 0
         var index = view.startIndex
@@ -189,13 +204,12 @@ public struct HTTPRequestParser: Sendable {
             index += 1
         }
         guard digits > 0 else { throw Failure("Invalid chunk size") }
-        var end = lf
-        if end > index, view[end - 1] == .cr { end -= 1 }
+        let end = lf - 1
         // After the size: optional white space and extensions (`;name=value`), which are ignored.
         while index < end, view[index] == .space || view[index] == .tab { index += 1 }
         if index < end {
             guard view[index] == UInt8(ascii: ";") else { throw Failure("Invalid chunk size") }
-            guard !view[index..<end].contains(where: { $0 < 0x20 && $0 != .tab || $0 == 0x7F }) else {
+            guard !view[index..<end].contains(where: { ($0 < 0x20 && $0 != .tab) || $0 == 0x7F }) else {
                 throw Failure("Invalid chunk extension")
             }
         }
@@ -207,40 +221,43 @@ public struct HTTPRequestParser: Sendable {
     /// Skips the trailer section after the last chunk, up to its blank line.
     private mutating func readTrailers(scanned: Int) throws(Failure) -> Part? {
         guard let bytes = buffer else { return nil }
-        if let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self), first == .lf || first == .cr {
+        if let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self), first == .cr {
             // No trailer fields: the blank line comes at once.
             guard let ended = try lineEnd(), ended else { return nil }
             state = .ending
             return try step()
         }
-        guard let end = Self.blankLine(in: bytes.readableBytesView, from: scanned) else {
-            if bytes.readableBytes > maxHeadBytes {
+        guard let end = try Self.blankLine(in: bytes.readableBytesView, from: scanned, limit: maxHeadBytes) else {
+            if bytes.readableBytes >= maxHeadBytes {
                 throw Failure(.requestHeaderFieldsTooLarge, "Trailer section over \(maxHeadBytes) bytes")
             }
             state = .trailers(scanned: max(0, bytes.readableBytes - 2))
             return nil
-        }
-        guard end <= maxHeadBytes else {
-            throw Failure(.requestHeaderFieldsTooLarge, "Trailer section over \(maxHeadBytes) bytes")
         }
         consume(end)
         state = .ending
         return try step()
     }
 
-    /// The offset just past the first blank line (LF LF or LF CR LF) at or after `from`, or nil.
-    static func blankLine(in view: ByteBufferView, from: Int) -> Int? {
-        let count = view.count
-        var offset = from
-        return view.withContiguousStorageIfAvailable { bytes -> Int? in
+    /// The offset just past the first empty line (CRLF CRLF) within the first `limit` bytes whose
+    /// second LF is at or after `from`, or nil; throws at an LF that does not follow a CR. The
+    /// caller has consumed any empty line at the very start, so an LF at offset 0 is a bare one.
+    /// Only the first `limit` bytes are looked at, so the outcome is the same however the bytes
+    /// were split into reads.
+    static func blankLine(in view: ByteBufferView, from: Int, limit: Int) throws(Failure) -> Int? {
+        let count = min(view.count, limit)
+        let found = view.withContiguousStorageIfAvailable { bytes -> Int? in
+            var offset = from
             while offset < count {
-                guard let lf = bytes[offset...].firstIndex(of: .lf) else { return nil }
-                if lf + 1 < count, bytes[lf + 1] == .lf { return lf + 2 }
+                guard let lf = bytes[offset..<count].firstIndex(of: .lf) else { return nil }
+                guard lf > 0, bytes[lf - 1] == .cr else { return -1 }
                 if lf + 2 < count, bytes[lf + 1] == .cr, bytes[lf + 2] == .lf { return lf + 3 }
                 offset = lf + 1
             }
             return nil
         } ?? nil
+        if found == -1 { throw Failure("Bare LF in a head") }
+        return found
     }
 
     static func hexValue(_ byte: UInt8) -> Int? {

@@ -87,7 +87,8 @@ extension PubNodeHTTPHandler {
     /// Answers 408 and closes when the request now arriving has taken longer than allowed; re-arms
     /// for a later request otherwise.
     private func expireIfLate() {
-        guard let context, context.channel.isActive, let since = clocks.arrivingSince else { return }
+        guard let context, context.channel.isActive, !state.closing, let since = clocks.arrivingSince else { return }
+        if case .discarding = state.phase { return } // already refused
         let timeout = TimeAmount.seconds(Int64(limits.requestTimeoutSeconds))
         guard context.eventLoop.now - since >= timeout else {
             armArrivalCheck(at: since + timeout, context: context)

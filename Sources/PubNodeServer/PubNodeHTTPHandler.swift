@@ -67,13 +67,15 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // After a refusal the connection is closing: what still arrives is read and dropped.
+        // Once the last answer is out (or a refusal), what still arrives is read and dropped.
+        guard !state.closing else { return }
         if case .discarding = state.phase { return }
         clocks.active = true
         parser.append(unwrapInboundIn(data))
         do {
             while let part = try parser.next() {
                 receive(part, context: context)
+                if state.closing { return }
                 if case .discarding = state.phase { return }
             }
         } catch {
@@ -88,7 +90,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .end = part { clocks.arrivingSince = nil }
         guard state.acceptsParts else {
             state.queued.append(part)
-            if state.queued.count > Self.maxQueuedParts { context.close(promise: nil) }
+            if state.queued.count > Self.maxQueuedParts {
+                state.closing = true
+                context.close(promise: nil)
+            }
             return
         }
         handle(part, context: context)
@@ -130,7 +135,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Handles requests queued behind an answer that has just been written.
     private func replayQueued() {
         guard let context else { return }
-        while !state.isAwaitingAnswer, !state.queued.isEmpty, context.channel.isActive {
+        while !state.closing, !state.isAwaitingAnswer, !state.queued.isEmpty, context.channel.isActive {
             handle(state.queued.removeFirst(), context: context)
         }
     }
@@ -251,7 +256,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var refused = false
         if case .discarding = state.phase { refused = true } else { state.phase = .idle }
         if let done {
+            // The connection's last answer: nothing read after it is handled (RFC 9112 section 9.6).
+            state.closing = true
             state.queued.removeAll()
+            clocks.arrivingSince = nil
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             done.assumeIsolated().whenComplete { _ in
                 if refused { handler.value.lingeringClose(context: context) } else { context.close(promise: nil) }

@@ -24,8 +24,8 @@ public struct RequestHead: Sendable {
     public var contentEncoding: ContentEncoding
     /// How many header fields the head carries.
     public var fieldCount: Int
-    /// The header lines as received, each ending in a line feed (without the request line and the
-    /// closing blank line). Bytes that are not UTF-8 read as U+FFFD.
+    /// The header lines as received, each ending in CRLF (without the request line and the
+    /// closing empty line). Bytes that are not UTF-8 read as U+FFFD.
     public var fieldBlock: String
 
     /// A compression of the request body that the node undoes.
@@ -42,13 +42,15 @@ public struct RequestHead: Sendable {
     public var fields: [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(fieldCount)
-        for line in fieldBlock.utf8.split(separator: UInt8(ascii: "\n")) {
+        let bytes = Array(fieldBlock.utf8)
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let name = Substring(line[line.startIndex..<colon])
-            var value = Substring(line[line.index(after: colon)...])
-            while let last = value.utf8.last, last == 13 || last == 32 || last == 9 { value.removeLast() }
-            while let first = value.utf8.first, first == 32 || first == 9 { value.removeFirst() }
-            fields.append((String(name), String(value)))
+            var start = colon + 1
+            var end = line.endIndex
+            while end > start, [13, 32, 9].contains(line[end - 1]) { end -= 1 }
+            while start < end, [32, 9].contains(line[start]) { start += 1 }
+            fields.append((String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                           String(decoding: line[start..<end], as: UTF8.self)))
         }
         return fields
     }

@@ -69,6 +69,48 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertTrue(connection.isOpen)
     }
 
+    func testConcatenatedGzipMembersAndXGzipAreInflatedAndTrailingBytesRefused() throws {
+        let node = EmbeddedNode()
+        let cursor = try node.handshake("members")
+        let members = try Gzip.compress("\"ab") + Gzip.compress("c\"")
+        let joined = try XCTUnwrap(node.post("/publish/demo/demo/0/members/0", body: members,
+                                             headers: ["Content-Encoding": "x-gzip"]))
+        XCTAssertEqual(joined.status, 200, joined.text)
+        let response = try node.get("/v2/subscribe/demo/members/0?tt=\(cursor)")
+        XCTAssertEqual(response.json["m"]?[0]?["d"], .string("abc"))
+        let trailing = try XCTUnwrap(node.post("/publish/demo/demo/0/members/0", body: Self.zlibStored("1") + [0x00, 0x01],
+                                               headers: ["Content-Encoding": "deflate"]))
+        XCTAssertEqual(trailing.status, 400, "bytes after the zlib stream")
+    }
+
+    func testNothingAfterTheConnectionsLastRequestIsHandled() throws {
+        let node = EmbeddedNode()
+        let cursor = try node.handshake("last")
+        for last in ["GET /time/0 HTTP/1.1\r\nConnection: close\r\n\r\n",
+                     "GET /time/0 HTTP/1.0\r\n\r\n",
+                     "GET /time/0 HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"] {
+            let connection = try node.connect()
+            try connection.send(last + "GET /publish/demo/demo/0/last/0/%22smuggled%22 HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try connection.response()?.status, 200, last)
+            XCTAssertNil(try connection.response(), "one answer only: \(last)")
+            XCTAssertFalse(connection.isOpen)
+        }
+        try node.publish("last", #""after""#)
+        let response = try node.get("/v2/subscribe/demo/last/0?tt=\(cursor)")
+        XCTAssertEqual(response.json["m"]?.arrayValue.map { $0["d"] }, [.string("after")], "no request after a last one ran")
+    }
+
+    func testTooManyRequestsQueuedBehindAParkedPollCloseTheConnection() throws {
+        let node = EmbeddedNode()
+        let cursor = try node.handshake("queue")
+        let connection = try node.connect()
+        try connection.send("GET /v2/subscribe/demo/queue/0?tt=\(cursor) HTTP/1.1\r\n\r\n")
+        try connection.send(String(repeating: "GET /time/0 HTTP/1.1\r\n\r\n", count: 20))
+        XCTAssertTrue(connection.isOpen, "40 parts queued: within the bound")
+        try connection.send(String(repeating: "GET /time/0 HTTP/1.1\r\n\r\n", count: 20))
+        XCTAssertFalse(connection.isOpen, "80 parts queued: closed")
+    }
+
     /// `text` as a zlib stream (RFC 1950) of one stored deflate block.
     static func zlibStored(_ text: String) -> [UInt8] {
         let data = Array(text.utf8)

@@ -1,11 +1,15 @@
 import FuzzSupport
 import NIOCore
+import NIOEmbedded
+import NIOHTTP1
 import PubNodeServer
 
 /// The HTTP/1.1 request parser: never traps; reads the same requests (heads, bodies, ends, and the
 /// same refusal) whether the bytes arrive at once, split at one point, or a few bytes at a time
-/// (the first input byte picks the split and the head limit); and an accepted head, written out
-/// again from what was read, reads back the same.
+/// (the first input byte picks the split and the head limit); an accepted head, written out again
+/// from what was read, reads back the same; and where NIO's llhttp decoder also reads the bytes
+/// without error, the requests both read agree (method, target, body): two parsers that disagree
+/// about where a request ends are what request smuggling needs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
@@ -19,6 +23,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let step = Int(first & 0x07) + 1
     let pieces = stride(from: 0, to: input.count, by: step).map { Array(input[$0..<min(input.count, $0 + step)]) }
     require(parseAll(pieces, maxHeadBytes: maxHead) == whole, "\(step)-byte reads read differently")
+    if maxHead == 64 * 1024, let theirs = llhttpRequests(input) {
+        let ours = whole.requests
+        for index in 0..<min(ours.count, theirs.count) {
+            require(ours[index] == theirs[index], "llhttp read request \(index) as \(theirs[index]), we as \(ours[index])")
+        }
+    }
     for head in whole.heads {
         let written = "\(head.method.rawValue) \(head.uri) HTTP/1.\(head.minorVersion)\r\n\(head.fieldBlock)\r\n"
         let again = parseAll([Array(written.utf8)], maxHeadBytes: Int.max).heads
@@ -31,6 +41,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 struct Outcome: Equatable {
     var lines: [String] = []
     var heads: [RequestHead] = []
+    /// Each complete request as method, target and body.
+    var requests: [String] = []
 
     static func == (lhs: Outcome, rhs: Outcome) -> Bool { lhs.lines == rhs.lines }
 }
@@ -65,6 +77,9 @@ func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
                     }
                     outcome.lines.append("body \(body)")
                     outcome.lines.append("end")
+                    if let head = outcome.heads.last {
+                        outcome.requests.append("\(head.method.rawValue) \(head.uri) \(body)")
+                    }
                     body = []
                     inRequest = false
                 }
@@ -75,4 +90,31 @@ func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
         }
     }
     return outcome
+}
+
+/// The complete requests NIO's llhttp-based decoder reads from `bytes`, or nil when it refuses them.
+func llhttpRequests(_ bytes: [UInt8]) -> [String]? {
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+    defer { _ = try? channel.finish() }
+    var requests: [String] = []
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+    do {
+        try channel.writeInbound(ByteBuffer(bytes: bytes))
+        while let part = try channel.readInbound(as: HTTPServerRequestPart.self) {
+            switch part {
+            case .head(let read):
+                head = read
+                body = []
+            case .body(let chunk):
+                body += chunk.readableBytesView
+            case .end:
+                if let head { requests.append("\(head.method.rawValue) \(head.uri) \(body)") }
+                head = nil
+            }
+        }
+    } catch {
+        return nil
+    }
+    return requests
 }
