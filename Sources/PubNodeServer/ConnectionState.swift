@@ -16,18 +16,31 @@ struct ConnectionState {
         /// Waiting for a request head.
         case idle
         /// Head read; collecting the body.
-        case receiving(RequestHead, body: ByteBuffer?)
+        case receiving(body: ByteBuffer?)
         /// The request was refused while arriving (too large, malformed): the rest of it is
         /// ignored and the connection closes after the refusal.
-        case discarding(RequestHead?)
+        case discarding
         /// A long-poll is parked until a publish wakes it, it times out, or the client leaves.
-        case parked(RequestHead, ParkedLongPoll)
+        case parked(ParkedLongPoll)
         /// A deferred answer (strict commit, before hooks, history read) is outstanding.
-        case answering(RequestHead)
+        case answering
     }
 
     /// Where the current request stands.
-    var phase: Phase = .idle
+    var phase: Phase = .idle {
+        didSet {
+            switch phase {
+            case .parked, .answering: isAwaitingAnswer = true
+            case .idle, .receiving, .discarding: isAwaitingAnswer = false
+            }
+        }
+    }
+    /// The head of the request being handled: set when it arrives, cleared once it is answered
+    /// (kept while a refused request is discarded). Kept beside `phase` rather than in it, and
+    /// with `isAwaitingAnswer` stored, so reading either copies nothing on the hot path.
+    var head: RequestHead?
+    /// Whether an answer is outstanding (parked or deferred): new parts must wait.
+    private(set) var isAwaitingAnswer = false
     /// The server is draining.
     var draining = false
     /// The connection's last answer has been written (or it is being closed): nothing more is read
@@ -46,34 +59,11 @@ struct ConnectionState {
     /// it answers the poll parked then if that poll's deadline has passed, or re-arms itself for it.
     var pollTimer: (task: Scheduled<Void>, at: NIODeadline)?
 
-    /// The head of the request being handled, if any.
-    var head: RequestHead? {
-        switch phase {
-        case .idle: return nil
-        case .receiving(let head, _), .parked(let head, _), .answering(let head): return head
-        case .discarding(let head): return head
-        }
-    }
-
     /// The parked long-poll, if any.
     var parked: ParkedLongPoll? {
-        if case .parked(_, let parked) = phase { return parked }
+        if case .parked(let parked) = phase { return parked }
         return nil
     }
-
-    /// Whether an answer is outstanding (parked or deferred): new parts must wait.
-    var isAwaitingAnswer: Bool {
-        switch phase {
-        case .parked, .answering: return true
-        default: return false
-        }
-    }
-
-    /// Whether a new part can be handled now rather than queued.
-    var acceptsParts: Bool { !isAwaitingAnswer && queued.isEmpty }
-
-    /// Whether the answer to the current request keeps the connection open.
-    var keepAlive: Bool { !draining && !closeAfterAnswer && (head?.keepAlive ?? false) }
 }
 
 /// A parked long-poll held as connection state.

@@ -100,7 +100,7 @@ extension PubNodeHTTPHandler {
             return
         }
         clocks.arrivingSince = nil
-        state.phase = .discarding(state.head)
+        state.phase = .discarding
         write(ErrorResponses.object(status: .requestTimeout, message: "Request not received in time"),
               context: context, close: true)
     }

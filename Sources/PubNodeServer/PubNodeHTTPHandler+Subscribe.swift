@@ -4,7 +4,7 @@ import PubNodeCore
 
 extension PubNodeHTTPHandler {
     /// Answers a long-poll at once when messages are already newer than its cursor, or parks it.
-    func poll(_ longPoll: LongPoll, head: RequestHead, context: ChannelHandlerContext) {
+    func poll(_ longPoll: LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue)
         var longPoll = longPoll
@@ -22,7 +22,7 @@ extension PubNodeHTTPHandler {
         }
         let deadline = context.eventLoop.now + .seconds(Int64(limits.longPollTimeoutSeconds))
         armPollTimer(for: deadline, context: context)
-        state.phase = .parked(head, ParkedLongPoll(poll: poll, longPoll: longPoll, deadline: deadline))
+        state.phase = .parked(ParkedLongPoll(poll: poll, longPoll: longPoll, deadline: deadline))
         state.wasParked = true
         router.operations.gauges.pollParked()
     }
@@ -43,9 +43,9 @@ extension PubNodeHTTPHandler {
         if longPoll.isFilteredOut(ready) { longPoll.advance(to: ready.next) }
         poll.rearm()
         let again = Self.parkPassingFilteredOut(&longPoll, poll)
-        if longPoll.cursor != parked.longPoll.cursor, case .parked(let head, var current) = state.phase {
+        if longPoll.cursor != parked.longPoll.cursor, case .parked(var current) = state.phase {
             current.longPoll = longPoll
-            state.phase = .parked(head, current)
+            state.phase = .parked(current)
         }
         if let again { answer(poll, with: again) }
     }
@@ -73,7 +73,7 @@ extension PubNodeHTTPHandler {
         guard let shared = longPoll.sharingKey, let head = state.head, head.method == .GET else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: longPoll.cursor,
                                  filter: longPoll.filter?.text,
-                                 minorVersion: head.minorVersion, keepAlive: state.keepAlive)
+                                 minorVersion: head.minorVersion, keepAlive: keepsAlive)
     }
 
     /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.
@@ -107,8 +107,8 @@ extension PubNodeHTTPHandler {
     /// Forgets the parked poll: cancels its timeout and unregisters it; the request stays current
     /// until its answer is written.
     func releaseParked() {
-        guard case .parked(let head, let parked) = state.phase else { return }
-        state.phase = .answering(head)
+        guard case .parked(let parked) = state.phase else { return }
+        state.phase = .answering
         router.operations.gauges.pollReleased()
         releaseParkedPoll()
         parked.longPoll.cancel(parked.poll)

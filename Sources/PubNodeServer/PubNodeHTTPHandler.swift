@@ -88,7 +88,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Takes one parsed part: handled now, or queued behind an outstanding answer.
     private func receive(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
         if case .end = part { clocks.arrivingSince = nil }
-        guard state.acceptsParts else {
+        // Handled now unless an answer is outstanding or earlier parts wait.
+        guard !state.isAwaitingAnswer, state.queued.isEmpty else {
             state.queued.append(part)
             if state.queued.count > Self.maxQueuedParts {
                 state.closing = true
@@ -102,18 +103,20 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func handle(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
         switch (part, state.phase) {
         case (.head(let head), _):
-            state.phase = .receiving(head, body: nil)
+            state.head = head
+            state.phase = .receiving(body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if head.fieldCount > limits.maxHeaderCount {
                 refuseHead(context: context, message: "More than \(limits.maxHeaderCount) header fields")
             } else if let length = head.contentLength, length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
-        case (.body(var chunk), .receiving(let head, var body)):
+        case (.body(var chunk), .receiving(var body)):
             if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
-            state.phase = .receiving(head, body: body)
+            state.phase = .receiving(body: body)
             if body!.readableBytes > limits.maxBodyBytes { refuseBody(context: context) }
-        case (.end, .receiving(let head, let body)):
+        case (.end, .receiving(let body)):
+            guard let head = state.head else { return }
             guard head.contentEncoding != .identity, let compressed = body, compressed.readableBytes > 0 else {
                 dispatch(head: head, body: body, context: context)
                 return
@@ -123,7 +126,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                         allocator: context.channel.allocator)
                 dispatch(head: head, body: inflated, context: context)
             } catch {
-                state.phase = .discarding(head)
+                state.phase = .discarding
                 write(ErrorResponses.object(status: .badRequest, message: "Invalid gzip body or body too large"),
                       context: context, close: true)
             }
@@ -167,7 +170,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func refuseMalformed(_ failure: HTTPRequestParser.Failure, context: ChannelHandlerContext) {
         switch state.phase {
         case .idle, .receiving:
-            state.phase = .discarding(state.head)
+            state.phase = .discarding
             let message = failure.status == .badRequest ? "Malformed HTTP request (\(failure.message))" : failure.message
             write(ErrorResponses.object(status: failure.status, message: message), context: context, close: true)
         default:
@@ -178,12 +181,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Refuses a request whose head is too large or has too many fields (431) and closes.
     private func refuseHead(context: ChannelHandlerContext, message: String) {
-        state.phase = .discarding(state.head)
+        state.phase = .discarding
         write(ErrorResponses.object(status: .requestHeaderFieldsTooLarge, message: message), context: context, close: true)
     }
 
     private func refuseBody(context: ChannelHandlerContext) {
-        state.phase = .discarding(state.head)
+        state.phase = .discarding
         let reply = ErrorResponses.object(status: .payloadTooLarge, message: "Request body over \(limits.maxBodyBytes) bytes")
         write(reply, context: context, close: true)
     }
@@ -219,9 +222,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .reply(let reply):
             write(reply, context: context)
         case .poll(let longPoll):
-            poll(longPoll, head: head, context: context)
+            poll(longPoll, context: context)
         case .deferred(let start):
-            state.phase = .answering(head)
+            state.phase = .answering
             let loop = context.eventLoop
             let handler = NIOLoopBound(self, eventLoop: loop)
             start { reply in
@@ -239,13 +242,17 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes `reply` as one buffer, closes when the request or the server asks for it, and moves
     /// on to any request queued behind it.
     func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
-        let keepAlive = !close && state.keepAlive
+        let keepAlive = !close && keepsAlive
         let head = state.head
         recordAnswer(status: reply.status.code)
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.minorVersion ?? 1, keepAlive: keepAlive,
                                                  includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
         writeSerialized(bytes, keepAlive: keepAlive, context: context)
     }
+
+    /// Whether the answer to the current request keeps the connection open (read field by field:
+    /// no copy of the connection's state).
+    var keepsAlive: Bool { !state.draining && !state.closeAfterAnswer && (state.head?.keepAlive ?? false) }
 
     /// Writes a complete serialized response, then closes or moves on to queued requests.
     func writeSerialized(_ bytes: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
@@ -254,7 +261,12 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let done = keepAlive ? nil : context.writeAndFlush(wrapOutboundOut(bytes))
         if keepAlive { context.writeAndFlush(wrapOutboundOut(bytes), promise: nil) }
         var refused = false
-        if case .discarding = state.phase { refused = true } else { state.phase = .idle }
+        if case .discarding = state.phase {
+            refused = true
+        } else {
+            state.phase = .idle
+            state.head = nil
+        }
         if let done {
             // The connection's last answer: nothing read after it is handled (RFC 9112 section 9.6).
             state.closing = true
