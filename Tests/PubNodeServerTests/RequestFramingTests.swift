@@ -83,6 +83,18 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertEqual(trailing.status, 400, "bytes after the zlib stream")
     }
 
+    func testABodyInflatingToExactlyTheBodyLimitIsAcceptedAndOneByteMoreIsNot() throws {
+        var limits = Limits()
+        limits.maxBodyBytes = 2_000
+        let node = EmbeddedNode(limits: limits)
+        let exact = try Gzip.compress("\"" + String(repeating: "a", count: 1_998) + "\"")
+        let accepted = try XCTUnwrap(node.post("/publish/demo/demo/0/l/0", body: exact, headers: ["Content-Encoding": "gzip"]))
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        let over = try Gzip.compress("\"" + String(repeating: "a", count: 1_999) + "\"")
+        let refused = try XCTUnwrap(node.post("/publish/demo/demo/0/l/0", body: over, headers: ["Content-Encoding": "gzip"]))
+        XCTAssertEqual(refused.status, 400)
+    }
+
     func testNothingAfterTheConnectionsLastRequestIsHandled() throws {
         let node = EmbeddedNode()
         let cursor = try node.handshake("last")

@@ -68,6 +68,19 @@ final class RequestLimitTests: XCTestCase {
         XCTAssertFalse(connection.isOpen)
     }
 
+    func testARequestDrippedBehindAParkedPollClosesTheConnectionAtItsDeadline() throws {
+        let embedded = EmbeddedNode()
+        let loop = EmbeddedEventLoop()
+        let connection = try embedded.connect(on: loop)
+        let cursor = try embedded.handshake("behind")
+        try connection.send("GET /v2/subscribe/demo/behind/0?tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\nGET /time/0 HTTP/1.1\r\n")
+        loop.advanceTime(by: .seconds(19))
+        XCTAssertTrue(connection.isOpen, "parked, its follower still inside its twenty seconds")
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertNil(try connection.response(), "nothing can be answered out of order")
+        XCTAssertFalse(connection.isOpen)
+    }
+
     func testAnIdleKeepAliveConnectionOrAParkedPollIsNotARequestArriving() throws {
         let embedded = EmbeddedNode()
         let loop = EmbeddedEventLoop()
