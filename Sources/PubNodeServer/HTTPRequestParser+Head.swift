@@ -54,16 +54,8 @@ extension HTTPRequestParser {
             return .success(head)
         }
         var fields = FieldScan()
-        var lineStart = blockStart
-        while lineStart < blockEnd {
-            var lineEnd = lineStart
-            while raw[lineEnd] != .lf { lineEnd += 1 }
-            let next = lineEnd + 1
-            lineEnd -= 1 // the CR before it
-            if let failure = fields.read(UnsafeRawBufferPointer(rebasing: raw[lineStart..<lineEnd])) {
-                return .failure(failure)
-            }
-            lineStart = next
+        if let failure = scanFields(UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), into: &fields) {
+            return .failure(failure)
         }
         if fields.chunked, fields.contentLength != nil {
             return .failure(Failure("Both Content-Length and Transfer-Encoding"))
@@ -78,6 +70,21 @@ extension HTTPRequestParser {
         if fields.upgrade || connects || (fields.chunked && head.minorVersion == 0) { head.keepAlive = false }
         head.fieldBlock = String(decoding: UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), as: UTF8.self)
         return .success(head)
+    }
+
+    /// Reads field lines, each ending in CRLF (checked by the caller's scan), into `fields`; the
+    /// first failure, if any.
+    static func scanFields(_ block: UnsafeRawBufferPointer, into fields: inout FieldScan) -> Failure? {
+        var lineStart = 0
+        while lineStart < block.count {
+            var lineFeed = lineStart
+            while block[lineFeed] != .lf { lineFeed += 1 }
+            if let failure = fields.read(UnsafeRawBufferPointer(rebasing: block[lineStart..<(lineFeed - 1)])) {
+                return failure
+            }
+            lineStart = lineFeed + 1
+        }
+        return nil
     }
 
     /// `METHOD SP target SP HTTP/1.x`, single spaces, a target of visible ASCII.

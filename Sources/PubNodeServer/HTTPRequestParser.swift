@@ -9,7 +9,8 @@ import NIOHTTP1
 /// field), and a body arrives as slices of the received buffer, never copied.
 ///
 /// Strict where leniency lets two parsers disagree about where a request ends (request smuggling):
-/// every line ends in CRLF (a bare LF or CR is refused, in heads, chunk lines and trailers alike); a
+/// every line ends in CRLF (a bare LF or CR is refused, in heads, chunk lines and trailers alike;
+/// trailer fields are checked like a head's); a
 /// request with both `Content-Length` and `Transfer-Encoding`, conflicting lengths, a transfer
 /// coding other than `chunked`, folded header lines, white space before a field's colon or a
 /// control byte in a field is refused. A request that ends the connection (`Connection: close`,
@@ -96,7 +97,8 @@ public struct HTTPRequestParser: Sendable {
     /// head was read and its body is still coming).
     public var hasUnfinishedRequest: Bool {
         switch state {
-        case .head: return buffer != nil || leadingBlankLines > 0
+        // Empty lines between requests start no clock: at most `maxLeadingBlankLines` are taken.
+        case .head: return buffer != nil
         case .ending: return true
         case .failed, .closed: return false
         case .body, .chunkSize, .chunkData, .chunkEnd, .trailers: return true
@@ -218,7 +220,8 @@ public struct HTTPRequestParser: Sendable {
         return try step()
     }
 
-    /// Skips the trailer section after the last chunk, up to its blank line.
+    /// Reads the trailer section after the last chunk, up to its empty line: its fields are checked
+    /// like a head's and otherwise ignored.
     private mutating func readTrailers(scanned: Int) throws(Failure) -> Part? {
         guard let bytes = buffer else { return nil }
         if let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self), first == .cr {
@@ -234,6 +237,11 @@ public struct HTTPRequestParser: Sendable {
             state = .trailers(scanned: max(0, bytes.readableBytes - 2))
             return nil
         }
+        let failure = bytes.withUnsafeReadableBytes { raw -> Failure? in
+            var fields = FieldScan()
+            return Self.scanFields(UnsafeRawBufferPointer(rebasing: raw[..<(end - 2)]), into: &fields)
+        }
+        if let failure { throw failure }
         consume(end)
         state = .ending
         return try step()

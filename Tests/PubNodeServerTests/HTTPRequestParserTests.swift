@@ -150,6 +150,9 @@ final class HTTPRequestParserTests: XCTestCase {
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nxx\n0\r\n\r\n", .badRequest),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\n", .badRequest),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: 1\n\r\n", .badRequest),
+            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\rb\r\n\r\n", .badRequest),
+            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nno colon\r\n\r\n", .badRequest),
+            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\u{1}\r\n\r\n", .badRequest),
         ]
         for (text, status) in refusals {
             for piece in [nil, 1, 3] as [Int?] {

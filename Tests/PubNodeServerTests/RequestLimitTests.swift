@@ -81,6 +81,19 @@ final class RequestLimitTests: XCTestCase {
         XCTAssertFalse(connection.isOpen)
     }
 
+    func testAnEmptyLineAfterARequestIsNotARequestArriving() throws {
+        let embedded = EmbeddedNode()
+        let loop = EmbeddedEventLoop()
+        let connection = try embedded.connect(on: loop)
+        try connection.send("GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n\r\n")
+        XCTAssertEqual(try connection.response()?.status, 200)
+        loop.advanceTime(by: .seconds(25))
+        XCTAssertNil(try connection.response(), "no 408 for a stray CRLF (RFC 9112 section 2.2)")
+        XCTAssertTrue(connection.isOpen)
+        try connection.send("GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try connection.response()?.status, 200)
+    }
+
     func testAnIdleKeepAliveConnectionOrAParkedPollIsNotARequestArriving() throws {
         let embedded = EmbeddedNode()
         let loop = EmbeddedEventLoop()

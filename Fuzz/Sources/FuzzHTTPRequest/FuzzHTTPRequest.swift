@@ -24,7 +24,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let pieces = stride(from: 0, to: input.count, by: step).map { Array(input[$0..<min(input.count, $0 + step)]) }
     require(parseAll(pieces, maxHeadBytes: maxHead) == whole, "\(step)-byte reads read differently")
     if maxHead == 64 * 1024, let theirs = llhttpRequests(input) {
-        let ours = whole.requests
+        // CONNECT is compared up to itself: llhttp gives it no body whatever its fields say (it
+        // is the start of a tunnel), RFC 9112 frames it like any request; either way it is the
+        // last request read.
+        let ours = Array(whole.requests.prefix { !$0.hasPrefix("CONNECT ") })
         for index in 0..<min(ours.count, theirs.count) {
             require(ours[index] == theirs[index], "llhttp read request \(index) as \(theirs[index]), we as \(ours[index])")
         }
