@@ -3,13 +3,12 @@ token revocations are shared, driven with the official PubNub Python SDK. A node
 keysets and revocations another node records within its reconcile interval (2 s)."""
 
 import json
-import time
 import urllib.request
 
 from pubnub.models.consumer.objects_v2.memberships import PNChannelMembership
 from pubnub.models.consumer.v3.channel import Channel
 
-from cluster import Cluster
+from cluster import Cluster, wait_for
 from conftest import WAIT, expect_http_error, uniq
 
 ADMIN = "interop-admin-token-0123456789"
@@ -24,15 +23,24 @@ def _admin(node, method, path, body=None):
 
 
 def _eventually(attempt, what, timeout=10):
-    """Calls `attempt` until it returns without raising; fails after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
+    """Calls `attempt` until it returns without raising (another node follows a change on its
+    reconcile timer, in another process: there is no event to wait on); fails after `timeout`
+    seconds with the last error."""
+    outcome = {}
+
+    def succeeded():
         try:
-            return attempt()
+            outcome["value"] = attempt()
+            return True
         except Exception as error:  # noqa: BLE001 - the SDK raises PubNubException
-            if time.monotonic() >= deadline:
-                raise AssertionError("timed out after %.0f s waiting for %s: %s" % (timeout, what, error))
-            time.sleep(0.1)
+            outcome["error"] = error
+            return False
+
+    try:
+        wait_for(succeeded, what, timeout=timeout, interval=0.1)
+    except AssertionError as expired:
+        raise AssertionError("%s: %s" % (expired, outcome.get("error"))) from None
+    return outcome["value"]
 
 
 def test_app_context_keysets_and_revocations_are_shared(postgres_url):
