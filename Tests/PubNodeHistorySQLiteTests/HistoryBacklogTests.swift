@@ -1,10 +1,11 @@
 import Dispatch
 import PubNodeCore
+import PubNodeTestSupport
 import PubNodeServer
 import XCTest
 
 /// A memory store whose commits wait for the test: a database that has stopped answering.
-private final class StalledStore: HistoryStore {
+private final class StalledStore: ForwardingHistoryStore {
     let inner = MemoryHistoryStore()
     let entered = DispatchSemaphore(value: 0)
     let gate = DispatchSemaphore(value: 0)
@@ -13,21 +14,6 @@ private final class StalledStore: HistoryStore {
         entered.signal()
         gate.wait()
         try inner.append(messages)
-    }
-    func messages(subscribeKey: String, channel: String, query: HistoryQuery, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
-    }
-    func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int {
-        try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
-    }
-    func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
-        try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
-    }
-    func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
-    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int { try inner.deleteAll(subscribeKey: subscribeKey) }
-    func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
-    func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.latest(perChannel: perChannel, after: after, now: now)
     }
 }
 

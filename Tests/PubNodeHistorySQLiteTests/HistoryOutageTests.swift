@@ -1,11 +1,12 @@
 import PubNodeCore
+import PubNodeTestSupport
 import PubNodeServer
 import Synchronization
 import XCTest
 
 /// A memory store that fails every call with `failure` while one is set: a database away
 /// (`unavailable`) or broken (`failed`, `full`).
-private final class OutageStore: HistoryStore {
+private final class OutageStore: ForwardingHistoryStore {
     let inner = MemoryHistoryStore()
     let failure = Mutex<HistoryError?>(nil)
     let appends = Atomic<Int>(0)
@@ -21,18 +22,6 @@ private final class OutageStore: HistoryStore {
     func messages(subscribeKey: String, channel: String, query: HistoryQuery, now: UInt64) throws(HistoryError) -> [StoredMessage] {
         try check()
         return try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
-    }
-    func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int {
-        try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
-    }
-    func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
-        try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
-    }
-    func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
-    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int { try inner.deleteAll(subscribeKey: subscribeKey) }
-    func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
-    func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.latest(perChannel: perChannel, after: after, now: now)
     }
 }
 

@@ -11,7 +11,7 @@ import XCTest
 
 /// A memory store that calls `onAppend` before each commit and `onRead` before each read, so a test
 /// can hold commits back or observe where reads run.
-final class InstrumentedStore: HistoryStore {
+final class InstrumentedStore: ForwardingHistoryStore {
     let inner = MemoryHistoryStore()
     private let onAppend: @Sendable () -> Void
     private let onRead: @Sendable () -> Void
@@ -36,12 +36,6 @@ final class InstrumentedStore: HistoryStore {
     func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
         onRead()
         return try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
-    }
-    func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
-    func deleteAll(subscribeKey: String) throws(HistoryError) -> Int { try inner.deleteAll(subscribeKey: subscribeKey) }
-    func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
-    func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.latest(perChannel: perChannel, after: after, now: now)
     }
 }
 

@@ -53,28 +53,13 @@ final class TenantLifecycleTests: XCTestCase {
 }
 
 /// A history store whose keyset purge fails while `refuse` is set.
-final class RefusingPurgeStore: HistoryStore, @unchecked Sendable {
+final class RefusingPurgeStore: ForwardingHistoryStore, @unchecked Sendable {
     // Invariant: `refuse` is written by the test only while no purge runs.
     var refuse = true
-    private let inner = MemoryHistoryStore()
+    let inner = MemoryHistoryStore()
 
-    func append(_ messages: [StoredMessage]) throws(HistoryError) { try inner.append(messages) }
-    func messages(subscribeKey: String, channel: String, query: HistoryQuery, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.messages(subscribeKey: subscribeKey, channel: channel, query: query, now: now)
-    }
-    func count(subscribeKey: String, channel: String, after: Timetoken, limit: Int, now: UInt64) throws(HistoryError) -> Int {
-        try inner.count(subscribeKey: subscribeKey, channel: channel, after: after, limit: limit, now: now)
-    }
-    func delete(subscribeKey: String, channel: String, range: HistoryRange) throws(HistoryError) -> Int {
-        try inner.delete(subscribeKey: subscribeKey, channel: channel, range: range)
-    }
     func deleteAll(subscribeKey: String) throws(HistoryError) -> Int {
         if refuse { throw .unavailable("disk full") }
         return try inner.deleteAll(subscribeKey: subscribeKey)
-    }
-    func expire(now: UInt64, limit: Int) throws(HistoryError) -> Int { try inner.expire(now: now, limit: limit) }
-    func newestTimetoken() throws(HistoryError) -> Timetoken? { try inner.newestTimetoken() }
-    func latest(perChannel: Int, after: Timetoken, now: UInt64) throws(HistoryError) -> [StoredMessage] {
-        try inner.latest(perChannel: perChannel, after: after, now: now)
     }
 }
