@@ -6,24 +6,49 @@ extension Router {
     /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: request.segments[2]) { () throws(PubNodeError) in
-            let cursor = try request.timetoken("tt") ?? .zero
-            if let tr = request.query["tr"], Int(tr) == nil {
-                throw .invalidParameter("tr must be an integer region")
-            }
-            var subscribe = SubscribeRequest(
-                subscribeKey: request.segments[2], channels: request.segments[3].split(separator: ",").map(String.init),
-                groups: request.list("channel-group"), cursor: cursor, uuid: Self.uuid(request),
-                heartbeatSeconds: try Self.heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
-                authKey: request.query["auth"])
-            subscribe.signature = request.signed
-            subscribe.filter = request.query["filter-expr"]
-            switch try node.subscribe(subscribe) {
-            case .handshake(let next):
-                let empty = DeliveryBatch(deliveries: [], next: next)
-                return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))
-            case .poll(let poll):
-                return .poll(poll)
-            }
+            try start(Self.subscribeRequest(request))
+        }
+    }
+
+    /// A subscribe already decoded (a connection's repeated long-poll, see `RepeatedSubscribe`):
+    /// validated, authorized and answered exactly as `subscribe(_:)` would the same target.
+    func subscribe(_ subscribe: SubscribeRequest) -> RouteAction {
+        answering(.object(service: "Subscribe"), keyset: subscribe.subscribeKey) { () throws(PubNodeError) in
+            try start(subscribe)
+        }
+    }
+
+    /// The decoded subscribe when `request` routes to the subscribe endpoint and decodes without
+    /// error; nil otherwise (`route` then answers it, refusals included).
+    func decodedSubscribe(_ request: PubNubRequest) -> SubscribeRequest? {
+        let s = request.segments
+        guard !metricsListener, request.method == .GET, s.count == 5, s[0] == "v2", s[1] == "subscribe" else { return nil }
+        return try? Self.subscribeRequest(request)
+    }
+
+    /// Decodes a subscribe's path and query.
+    static func subscribeRequest(_ request: PubNubRequest) throws(PubNodeError) -> SubscribeRequest {
+        let cursor = try request.timetoken("tt") ?? .zero
+        if let tr = request.query["tr"], Int(tr) == nil {
+            throw .invalidParameter("tr must be an integer region")
+        }
+        var subscribe = SubscribeRequest(
+            subscribeKey: request.segments[2], channels: request.segments[3].split(separator: ",").map(String.init),
+            groups: request.list("channel-group"), cursor: cursor, uuid: uuid(request),
+            heartbeatSeconds: try heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
+            authKey: request.query["auth"])
+        subscribe.signature = request.signed
+        subscribe.filter = request.query["filter-expr"]
+        return subscribe
+    }
+
+    private func start(_ subscribe: SubscribeRequest) throws(PubNodeError) -> RouteAction {
+        switch try node.subscribe(subscribe) {
+        case .handshake(let next):
+            let empty = DeliveryBatch(deliveries: [], next: next)
+            return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))
+        case .poll(let poll):
+            return .poll(poll)
         }
     }
 

@@ -1,0 +1,121 @@
+import NIOCore
+import NIOEmbedded
+import PubNodeCore
+@testable import PubNodeServer
+import PubNodeTestSupport
+import Synchronization
+import XCTest
+
+/// A connection's repeated long-poll skips decoding only when its target differs in `tt` alone,
+/// and is still validated, authorized and answered exactly as a fresh one.
+final class RepeatedSubscribeTests: XCTestCase {
+    private let base = "/v2/subscribe/demo/a,b/0?uuid=u&tt=100&tr=1&filter-expr=x%20%3D%3D%201"
+
+    private func kept(_ target: String) throws -> RepeatedSubscribe {
+        let request = try PubNubRequest(method: .GET, uri: target)
+        return try XCTUnwrap(RepeatedSubscribe(target: target, request: try Router.subscribeRequest(request)))
+    }
+
+    func testOnlyTheCursorMayChange() throws {
+        let repeated = try kept(base)
+        let next = try XCTUnwrap(repeated.request(repeatedBy: base.replacingOccurrences(of: "tt=100", with: "tt=17000000000000001")))
+        XCTAssertEqual(next.cursor, Timetoken(17_000_000_000_000_001))
+        XCTAssertEqual(next.channels, ["a", "b"])
+        XCTAssertEqual(next.uuid, "u")
+        XCTAssertEqual(next.filter, "x == 1")
+        XCTAssertEqual(repeated.request(repeatedBy: base)?.cursor, Timetoken(100))
+        for other in [
+            base.replacingOccurrences(of: "a,b", with: "a,c"),             // another channel
+            base.replacingOccurrences(of: "uuid=u", with: "uuid=v"),       // another uuid
+            base.replacingOccurrences(of: "tr=1", with: "tr=2"),           // after the cursor
+            base + "&auth=t",                                              // a parameter more
+            base.replacingOccurrences(of: "tt=100", with: "tt=1%30"),      // an escaped cursor
+            base.replacingOccurrences(of: "tt=100", with: "tt=-1"),
+            base.replacingOccurrences(of: "tt=100", with: "tt="),
+            base.replacingOccurrences(of: "tt=100", with: "tt=18446744073709551616"), // over UInt64
+            base.replacingOccurrences(of: "tt=100", with: "tt=5&tt=6"),    // a second cursor
+            "/publish/demo/demo/0/a/0/1?uuid=u&tt=100&tr=1",
+        ] {
+            XCTAssertNil(repeated.request(repeatedBy: other), other)
+        }
+    }
+
+    func testAmbiguousOrSignedTargetsAreNotKept() throws {
+        for target in ["/v2/subscribe/demo/a/0?tt=1&t%74=2", "/v2/subscribe/demo/a/0?tt=1&tt=2",
+                       "/v2/subscribe/demo/a/0?uuid=u", "/v2/subscribe/demo/a/0?tt=0x1"] {
+            XCTAssertNil(RepeatedSubscribe.cursorValue(in: target), target)
+        }
+        let signed = "/v2/subscribe/demo/a/0?tt=1&timestamp=1&signature=v2.abc"
+        let request = try Router.subscribeRequest(try PubNubRequest(method: .GET, uri: signed))
+        XCTAssertNil(RepeatedSubscribe(target: signed, request: request))
+    }
+
+    func testRepeatedPollsOnOneConnectionDeliverEveryMessageInOrder() throws {
+        let node = EmbeddedNode()
+        let connection = try node.connect()
+        var cursor = try node.handshake("room")
+        let first = cursor
+        var received: [String] = []
+        for index in 0..<3 {
+            try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(cursor)&tr=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertNil(try connection.response(), "parked")
+            try node.publish("room", "\"m\(index)\"")
+            connection.runLoop()
+            let answer = try XCTUnwrap(connection.response())
+            received += answer.json["m"]?.arrayValue.compactMap { $0["d"]?.stringValue } ?? []
+            cursor = try XCTUnwrap(answer.json["t"]?["t"]?.stringValue)
+        }
+        XCTAssertEqual(received, ["m0", "m1", "m2"])
+        // Only a decoded target is kept: still holding the first poll's cursor, it shows the
+        // later polls were read from it rather than decoded.
+        let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
+        XCTAssertEqual(handler.state.lastSubscribe?.request.cursor.description, first)
+        // The same connection moving to another channel is decoded afresh.
+        try connection.send("GET /v2/subscribe/demo/other/0?uuid=u&tt=\(cursor)&tr=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try node.publish("room", #""not here""#)
+        try node.publish("other", #""here""#)
+        connection.runLoop()
+        XCTAssertEqual(try connection.response()?.json["m"]?[0]?["d"], .string("here"))
+    }
+
+    /// An authorizer whose answer can change between polls (a token revoked meanwhile).
+    private final class Switchable: Authorizer {
+        let refusing = Atomic<Bool>(false)
+        func authorize(_ request: AccessRequest) throws(PubNodeError) {
+            if refusing.load(ordering: .relaxed) { throw .forbidden("revoked") }
+        }
+    }
+
+    func testEveryRepeatedPollIsAuthorizedAndValidatedAgain() throws {
+        let authorizer = Switchable()
+        let node = Node(keysets: [.demo], authorizer: authorizer)
+        let router = Router(node: node)
+        let channel = EmbeddedChannel()
+        try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        let connection = Connection(channel: channel)
+        try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try node.begin(PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: "room", payload: Array("1".utf8)))
+        connection.runLoop()
+        let delivered = try XCTUnwrap(connection.response())
+        XCTAssertEqual(delivered.status, 200)
+        let next = try XCTUnwrap(delivered.json["t"]?["t"]?.stringValue)
+
+        authorizer.refusing.store(true, ordering: .relaxed)
+        try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let refused = try XCTUnwrap(connection.response())
+        XCTAssertEqual(refused.status, 403, "a revoked token is refused on the very next poll")
+        // Answered exactly as the same target on a fresh connection.
+        let fresh = EmbeddedChannel()
+        try PubNodeHTTPServer.configureConnection(fresh.pipeline.syncOperations, router: router)
+        try fresh.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        let other = Connection(channel: fresh)
+        try other.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let expected = try XCTUnwrap(other.response())
+        XCTAssertEqual(refused.status, expected.status)
+        XCTAssertEqual(refused.json["error"], .bool(true))
+        XCTAssertEqual(refused.json["message"], expected.json["message"])
+    }
+}
