@@ -47,7 +47,11 @@ public final class PresenceTracker: Sendable {
         let touched = withUser(uuid) { user -> Bool in
             guard states.isEmpty || Self.statesFit(user, states, limit: stateLimit) else { return false }
             for channel in channels {
-                if var entry = user.entries[channel], entry.present {
+                if states.isEmpty, let index = user.entries.index(forKey: channel), user.entries.values[index].present {
+                    // A refresh without state (nearly every poll): the entry is changed in place.
+                    user.entries.values[index].expiresAt = expiry
+                    user.entries.values[index].timeoutSeconds = timeoutSeconds
+                } else if var entry = user.entries[channel], entry.present {
                     entry.expiresAt = expiry
                     entry.timeoutSeconds = timeoutSeconds
                     let changed = states[channel].map { $0 != entry.state } ?? false

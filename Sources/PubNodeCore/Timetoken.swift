@@ -25,6 +25,21 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// Decimal text of the tick count.
     public var description: String { String(rawValue) }
 
+    /// Calls `body` with the decimal digits of the tick count as bytes, without building a string
+    /// (a timetoken's 17 digits would not fit a string's inline storage).
+    public func withDecimalDigits<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var value = rawValue
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                value /= 10
+            } while value > 0
+            return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[start...])))
+        }
+    }
+
     /// Orders by tick count.
     public static func < (lhs: Timetoken, rhs: Timetoken) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -21,7 +21,7 @@ struct ConnectionState {
         /// ignored and the connection closes after the refusal.
         case discarding
         /// A long-poll is parked until a publish wakes it, it times out, or the client leaves.
-        case parked(ParkedLongPoll)
+        case parked(ParkedPoll)
         /// A deferred answer (strict commit, before hooks, history read) is outstanding.
         case answering
     }
@@ -54,24 +54,12 @@ struct ConnectionState {
     var startedNanoseconds: UInt64 = 0
     /// The current request was parked: its answer is counted but not timed.
     var wasParked = false
-    /// The connection's one long-poll timer and when it fires. It is armed by the first park and
-    /// not cancelled when a poll is answered: a wake costs no timer work, and when the timer fires
-    /// it answers the poll parked then if that poll's deadline has passed, or re-arms itself for it.
-    var pollTimer: (task: Scheduled<Void>, at: NIODeadline)?
+    /// The connection's last subscribe, decoded, for its next poll (see `RepeatedSubscribe`).
+    var lastSubscribe: RepeatedSubscribe?
 
     /// The parked long-poll, if any.
-    var parked: ParkedLongPoll? {
+    var parked: ParkedPoll? {
         if case .parked(let parked) = phase { return parked }
         return nil
     }
-}
-
-/// A parked long-poll held as connection state.
-struct ParkedLongPoll {
-    /// The waiter publishers wake.
-    var poll: ParkedPoll
-    /// What it listens to, from where.
-    var longPoll: LongPoll
-    /// When it is answered with its unchanged cursor (the long-poll timeout after it parked).
-    var deadline: NIODeadline
 }

@@ -2,19 +2,32 @@ import NIOCore
 import PubNodeCore
 import Synchronization
 
-/// A parked subscribe long-poll, held as state of its connection's handler.
+/// A parked subscribe long-poll, held as state of its connection's handler: the waiter publishers
+/// wake, and what it listens to.
 ///
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
 /// loop. `claimed` makes concurrent wakes collapse into one answer.
-final class ParkedPoll: Waiter {
+///
+/// `@unchecked Sendable`: `longPoll` and `deadline` are read and written only on the connection's event loop
+/// (`queue.loop`), by the handler that owns the poll; every other field is immutable or atomic.
+/// Keeping the long-poll here, in the one object a park allocates anyway, means the connection's
+/// phase holds a single reference: reading it costs one retain, not one per field of the poll.
+final class ParkedPoll: Waiter, @unchecked Sendable {
     /// The handler that owns this poll; touched only on its event loop.
     private let owner: NIOLoopBound<PubNodeHTTPHandler>
     private let queue: LoopWakeQueue
     private let claimed = Atomic<Bool>(false)
+    /// What it listens to, from where (its cursor moves past messages a filter rejected).
+    /// Event loop only.
+    var longPoll: LongPoll
+    /// When it is answered with its unchanged cursor (the long-poll timeout after it parked); set
+    /// when it parks. Event loop only.
+    var deadline = NIODeadline.distantFuture
 
-    init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue) {
+    init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll) {
         self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
         self.queue = queue
+        self.longPoll = longPoll
     }
 
     /// Wakes from any thread: joins its event loop's next wake batch.
@@ -35,13 +48,19 @@ final class ParkedPoll: Waiter {
 }
 
 /// The polls of one event loop woken since its last batch: a publish that wakes 10,000 parked
-/// subscribers costs one task per event loop, not one per subscriber.
+/// subscribers costs one task per event loop, not one per subscriber. It also holds the loop's
+/// `LoopClock`.
 final class LoopWakeQueue: Sendable {
     /// The loop whose polls these are.
     let loop: any EventLoop
+    /// The clock of the loop's connections.
+    let clock: LoopClock
     private let pending = Mutex<[ParkedPoll]>([])
 
-    init(loop: any EventLoop) { self.loop = loop }
+    init(loop: any EventLoop, idleConnectionSeconds: Int) {
+        self.loop = loop
+        self.clock = LoopClock(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
+    }
 
     /// Adds a woken poll; the first of a batch schedules the batch on the loop.
     func enqueue(_ poll: ParkedPoll) {
@@ -66,14 +85,18 @@ final class LoopWakeQueue: Sendable {
 /// One `LoopWakeQueue` per event loop of a server, looked up once per connection.
 final class WakeQueues: Sendable {
     private let queues = Mutex<[ObjectIdentifier: LoopWakeQueue]>([:])
+    private let idleConnectionSeconds: Int
 
-    init() {}
+    /// Queues whose loop clocks close connections idle for `idleConnectionSeconds` (never at 0).
+    init(idleConnectionSeconds: Int) {
+        self.idleConnectionSeconds = idleConnectionSeconds
+    }
 
     /// The queue of `loop`, created on first use.
     func queue(for loop: any EventLoop) -> LoopWakeQueue {
         queues.withLock { queues in
             if let queue = queues[ObjectIdentifier(loop)] { return queue }
-            let queue = LoopWakeQueue(loop: loop)
+            let queue = LoopWakeQueue(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
             queues[ObjectIdentifier(loop)] = queue
             return queue
         }
@@ -97,6 +120,26 @@ final class SharedAnswers {
         var keepAlive: Bool
     }
 
-    /// Each answer's bytes and the batch it carries (counted once per poll it answers).
-    var responses: [Key: (bytes: ByteBuffer, batch: DeliveryBatch)] = [:]
+    /// An answer's bytes and the batch it carries (counted once per poll it answers).
+    typealias Answer = (bytes: ByteBuffer, batch: DeliveryBatch)
+
+    /// Each answer by its key.
+    private var responses: [Key: Answer] = [:]
+    /// The answer looked up or kept last: most polls of a batch share it, and comparing a key
+    /// whose strings share storage with this one is cheaper than hashing it.
+    private var last: (key: Key, answer: Answer)?
+
+    /// The answer kept for `key`, if any.
+    func answer(for key: Key) -> Answer? {
+        if let last, last.key == key { return last.answer }
+        guard let answer = responses[key] else { return nil }
+        last = (key, answer)
+        return answer
+    }
+
+    /// Keeps `answer` for `key`.
+    func keep(_ answer: Answer, for key: Key) {
+        responses[key] = answer
+        last = (key, answer)
+    }
 }

@@ -1,21 +1,21 @@
 import NIOCore
 import NIOHTTP1
+import PubNodeCore
 
 /// The connection's two clocks, kept by the handler itself so no other handler sits in the
 /// pipeline and no clock is read per request:
 /// - **idle**: a connection silent for `idleConnectionSeconds` (nothing read, no answer written) is
-///   closed unless an answer is outstanding. A check every quarter of that time counts quiet
-///   checks; activity only sets a flag. The connection closes between one and one and a quarter
-///   idle times after its last activity.
+///   closed unless an answer is outstanding. Its event loop's `LoopClock` runs the check every
+///   quarter of that time and counts quiet checks; activity only sets a flag (connecting counts as
+///   activity). The connection closes between one and one and a quarter idle times after its last
+///   activity.
 /// - **arrival**: a request may take `requestTimeoutSeconds` from its first byte to its last, so a
 ///   client cannot hold a connection by dripping a byte now and then; a late one is answered 408.
 ///   Only a read that leaves a request unfinished reads the clock and arms the single check; a
 ///   request that arrives whole in one read (nearly all of them) costs nothing.
 struct ConnectionClocks {
-    /// Checks for silence while the connection is open.
-    var idleChecks: RepeatedTask?
     /// Something was read or answered since the last idle check.
-    var active = false
+    var active = true
     /// Idle checks in a row that found no activity.
     var quietChecks = 0
     /// When the request now arriving sent its first byte; nil between requests.
@@ -30,23 +30,27 @@ struct ConnectionClocks {
 }
 
 extension PubNodeHTTPHandler {
-    /// Starts the idle checks (once the connection is active).
+    /// Joins the event loop's clock (once the connection is active).
     func startClocks(context: ChannelHandlerContext) {
-        guard clocks.idleChecks == nil, limits.idleConnectionSeconds > 0 else { return }
-        let period = TimeAmount.nanoseconds(Int64(limits.idleConnectionSeconds) * 1_000_000_000
-                                            / Int64(ConnectionClocks.checksPerIdleTime))
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        clocks.idleChecks = context.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
-            handler.value.checkIdle()
-        }
+        clocks.active = true
+        wakeQueue?.clock.add(self)
     }
 
     /// Stops both clocks (the connection is going away).
     func stopClocks() {
-        clocks.idleChecks?.cancel()
-        clocks.idleChecks = nil
+        wakeQueue?.clock.remove(self)
         clocks.arrivalCheck?.cancel()
         clocks.arrivalCheck = nil
+    }
+
+    /// The loop's clock ticked: answers a parked long-poll whose deadline has passed, and checks
+    /// for silence when it is time to.
+    func clockTicked(now: NIODeadline, idleCheck: Bool) {
+        guard clockSlot != nil, context != nil else { return }
+        if let parked = state.parked, parked.deadline <= now {
+            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
+        }
+        if idleCheck { checkIdle() }
     }
 
     private func checkIdle() {

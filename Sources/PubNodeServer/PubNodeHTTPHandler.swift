@@ -27,6 +27,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var clocks = ConnectionClocks()
     /// This connection's standing with the per-client limits.
     var client = ClientStanding()
+    /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
+    var clockSlot: Int?
 
     init(router: Router) {
         self.router = router
@@ -46,7 +48,6 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         releaseParked()
-        stopPollTimer()
         stopClocks()
         releaseClient()
         self.context = nil
@@ -60,7 +61,6 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         releaseParked()
-        stopPollTimer()
         stopClocks()
         releaseClient()
         context.fireChannelInactive()
@@ -155,7 +155,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func quiesce(context: ChannelHandlerContext) {
         state.draining = true
         if let parked = state.parked {
-            answer(parked.poll, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
+            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
         } else if !state.isAwaitingAnswer {
             // Idle, or a request still arriving (a client may hold one half-sent forever): close.
             context.close(promise: nil)
@@ -202,6 +202,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                   context: context)
             return
         }
+        if head.method == .GET, let repeated = state.lastSubscribe?.request(repeatedBy: head.uri) {
+            act(on: router.subscribe(repeated), context: context)
+            return
+        }
         var request: PubNubRequest
         do {
             request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
@@ -218,7 +222,17 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(ErrorResponses.reply(error, shape: shape, timetoken: router.node.time()), context: context)
             return
         }
-        switch router.route(request) {
+        if let decoded = router.decodedSubscribe(request) {
+            state.lastSubscribe = RepeatedSubscribe(target: head.uri, request: decoded)
+            act(on: router.subscribe(decoded), context: context)
+        } else {
+            act(on: router.route(request), context: context)
+        }
+    }
+
+    /// Carries out what the router decided for the current request.
+    private func act(on action: RouteAction, context: ChannelHandlerContext) {
+        switch action {
         case .reply(let reply):
             write(reply, context: context)
         case .poll(let longPoll):
@@ -243,10 +257,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// on to any request queued behind it.
     func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
         let keepAlive = !close && keepsAlive
-        let head = state.head
         recordAnswer(status: reply.status.code)
-        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                                 includeBody: head?.method != .HEAD, allocator: context.channel.allocator)
+        // Read field by field: copying the whole head would retain each of its strings.
+        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
+                                                 includeBody: state.head?.method != .HEAD,
+                                                 allocator: context.channel.allocator)
         writeSerialized(bytes, keepAlive: keepAlive, context: context)
     }
 

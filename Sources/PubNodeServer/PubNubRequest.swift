@@ -8,8 +8,8 @@ public struct PubNubRequest: Sendable {
     public var method: HTTPMethod
     /// Path segments, split on `/` first and then percent-decoded one by one.
     public var segments: [String]
-    /// Query parameters, percent-decoded; a repeated name keeps its last value.
-    public var query: [String: String]
+    /// Query parameters, percent-decoded; a repeated name reads as its last value.
+    public var query: QueryParameters
     /// The request body, if any (already decompressed).
     public var body: ByteBuffer?
     /// Headers kept for the endpoints that read them (on-request hooks, admin); empty elsewhere.
@@ -50,7 +50,7 @@ public struct PubNubRequest: Sendable {
             index = bytes.index(after: index)
         }
         self.segments = segments
-        var query: [String: String] = [:]
+        var query = QueryParameters()
         if pathEnd != bytes.endIndex {
             var pairStart = bytes.index(after: pathEnd)
             var cursor = pairStart
@@ -64,7 +64,7 @@ public struct PubNubRequest: Sendable {
                               let value = PercentDecoding.decode(Substring(bytes[valueStart..<cursor])) else {
                             throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the query")
                         }
-                        query[name] = value
+                        query.append(name: name, value: value)
                     }
                     if cursor == bytes.endIndex { break }
                     pairStart = bytes.index(after: cursor)

@@ -17,7 +17,7 @@ extension Router {
             return .reply(ErrorResponses.object(status: .badRequest, message: "Invalid on-request path", service: "Blocks"))
         }
         let call = HookRequest(method: request.method.rawValue, subscribeKey: s[3], path: s[4...].joined(separator: "/"),
-                               query: request.query, headers: Self.forwarded(request.headers, peer: request.peerAddress),
+                               query: request.query.dictionary, headers: Self.forwarded(request.headers, peer: request.peerAddress),
                                body: request.body.map { Array($0.readableBytesView) } ?? [])
         let (node, uuid, auth, signed) = (self.node, Self.uuid(request), request.query["auth"], request.signed)
         return .deferred({ answer in

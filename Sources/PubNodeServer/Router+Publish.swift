@@ -67,7 +67,7 @@ extension Router {
         var body = ByteBuffer()
         body.reserveCapacity(32)
         body.writeStaticString(#"[1,"Sent",""#)
-        body.writeString(result.timetoken.description)
+        result.timetoken.withDecimalDigits { _ = body.writeBytes($0) }
         body.writeStaticString(#""]"#)
         let sent = HTTPReply(body: body)
         guard let commit = result.commit else { return .reply(sent) }

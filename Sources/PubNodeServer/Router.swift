@@ -29,7 +29,7 @@ public struct Router: Sendable {
     /// True on the metrics port: only `/metrics` (without a token) and the probes are served.
     public let metricsListener: Bool
     /// Per-event-loop batches of woken long-polls, shared by the connections this router serves.
-    let wakeQueues = WakeQueues()
+    let wakeQueues: WakeQueues
 
     /// Creates a router; `clientLimits` are none by default, `operations` default to metrics on and
     /// the installed console.
@@ -41,6 +41,7 @@ public struct Router: Sendable {
         self.operations = operations
             ?? Operations(startedAtMilliseconds: Int64(node.clock.nowNanoseconds() / 1_000_000))
         self.metricsListener = metricsListener
+        self.wakeQueues = WakeQueues(idleConnectionSeconds: node.limits.idleConnectionSeconds)
     }
 
     /// Routes a request. Every refusal comes back as a PubNub-shaped reply; nothing throws.

@@ -10,6 +10,13 @@ final class TimetokenTests: XCTestCase {
         XCTAssertEqual(Timetoken(parsing: "18446744073709551615"), Timetoken(UInt64.max))
     }
 
+    func testDecimalDigitsMatchTheDescription() {
+        for value: UInt64 in [0, 7, 10, 17_000_000_001_234_567, UInt64.max] {
+            let digits = Timetoken(value).withDecimalDigits { Array($0) }
+            XCTAssertEqual(String(decoding: digits, as: UTF8.self), String(value))
+        }
+    }
+
     func testParsingRejectsAnythingButDigits() {
         for text in ["", "-1", "abc", "1e5", "+1", " 1", "1 ", "1.0", "0x10", "12a", "\u{FF11}", "٣"] {
             XCTAssertNil(Timetoken(parsing: Substring(text)), "accepted \(text.debugDescription)")

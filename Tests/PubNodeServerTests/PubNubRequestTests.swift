@@ -23,7 +23,9 @@ final class PubNubRequestTests: XCTestCase {
         XCTAssertEqual(request.query["c"], "")
         XCTAssertEqual(request.query["d"], "x&y=z")
         XCTAssertEqual(request.query["e"], "p+q", "plus is literal")
-        XCTAssertEqual(request.query.count, 5)
+        XCTAssertEqual(request.query.dictionary.count, 5)
+        XCTAssertEqual(request.query.pairs.map(\.name), ["a", "b", "c", "d", "a", "e"], "kept in order")
+        XCTAssertNil(request.query["f"])
     }
 
     func testMalformedEscapesAndInvalidUTF8AreRefused() {

@@ -27,7 +27,7 @@ public enum SubscribeEnvelope {
             out.append(UInt8(ascii: ","))
         }
         out.append(contentsOf: #""p":{"t":""#.utf8)
-        out.append(contentsOf: timetoken.description.utf8)
+        timetoken.withDecimalDigits { out.append(contentsOf: $0) }
         out.append(contentsOf: #"","r":"#.utf8)
         out.append(contentsOf: String(region).utf8)
         out.append(contentsOf: #"},"k":"#.utf8)

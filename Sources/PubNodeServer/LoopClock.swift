@@ -1,0 +1,80 @@
+import NIOCore
+
+/// One event loop's clock for all its connections: a single repeated task, once a second, answers
+/// the long-polls whose deadline has passed and, every quarter of the idle time, runs each
+/// connection's idle check.
+///
+/// Connections used to keep two NIO timers each (a repeated idle check and a long-poll timer).
+/// NIO keeps a loop's timers in one heap and cancels by scanning it, so with tens of thousands of
+/// connections every close (and every cancelled timer) cost a scan of all the others' timers, and
+/// every connection held the timers' tasks, closures and promises. Here a connection costs a slot
+/// in an array, found again by its index; a tick visits each connection once.
+///
+/// A long-poll is answered at the first tick at or after its deadline (at most a second late);
+/// the idle checks keep their meaning (see `ConnectionClocks`).
+///
+/// `@unchecked Sendable`: every member is used only on `loop` (connections register and leave
+/// from their handler's callbacks, and the tick runs there); it is shared across threads only to
+/// be found by the loop's connections (`WakeQueues`).
+final class LoopClock: @unchecked Sendable {
+    /// How often the clock ticks.
+    static let tick = TimeAmount.seconds(1)
+
+    let loop: any EventLoop
+    /// Ticks between idle checks (a quarter of the idle time, rounded up to whole ticks); 0 when
+    /// connections never idle out.
+    let ticksPerIdleCheck: Int
+    private var connections: [PubNodeHTTPHandler] = []
+    private var task: RepeatedTask?
+    private var ticks = 0
+
+    /// A clock for `loop`, with idle checks every quarter of `idleConnectionSeconds` (none at 0).
+    init(loop: any EventLoop, idleConnectionSeconds: Int) {
+        self.loop = loop
+        let quarterMilliseconds = idleConnectionSeconds * 1000 / ConnectionClocks.checksPerIdleTime
+        let tickMilliseconds = Int(Self.tick.nanoseconds / 1_000_000)
+        self.ticksPerIdleCheck = idleConnectionSeconds > 0
+            ? max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds) : 0
+    }
+
+    /// The connections registered now.
+    var count: Int { connections.count }
+
+    /// Registers `connection` (once); the clock starts with its first connection.
+    func add(_ connection: PubNodeHTTPHandler) {
+        loop.preconditionInEventLoop()
+        guard connection.clockSlot == nil else { return }
+        connection.clockSlot = connections.count
+        connections.append(connection)
+        if task == nil {
+            // Held strongly: the task is cancelled when the last connection leaves, or with the loop.
+            task = loop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in self.fire() }
+        }
+    }
+
+    /// Unregisters `connection`; the clock stops with its last connection.
+    func remove(_ connection: PubNodeHTTPHandler) {
+        loop.preconditionInEventLoop()
+        guard let slot = connection.clockSlot, slot < connections.count, connections[slot] === connection else { return }
+        connection.clockSlot = nil
+        let last = connections.removeLast()
+        if slot < connections.count {
+            connections[slot] = last
+            last.clockSlot = slot
+        }
+        if connections.isEmpty {
+            task?.cancel()
+            task = nil
+        }
+    }
+
+    private func fire() {
+        ticks &+= 1
+        let now = loop.now
+        let idleCheck = ticksPerIdleCheck > 0 && ticks % ticksPerIdleCheck == 0
+        // A connection may close (and leave the array) during its turn: visit a snapshot.
+        for connection in connections {
+            connection.clockTicked(now: now, idleCheck: idleCheck)
+        }
+    }
+}

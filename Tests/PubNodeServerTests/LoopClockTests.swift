@@ -1,0 +1,76 @@
+import NIOCore
+import NIOEmbedded
+import PubNodeCore
+@testable import PubNodeServer
+import XCTest
+
+/// One clock per event loop answers long-polls at their deadlines and closes idle connections,
+/// whatever the order connections come and go in.
+final class LoopClockTests: XCTestCase {
+    /// Long-polls of 5 s, connections idle after 8 s (checked every 2 s).
+    private func node() -> EmbeddedNode {
+        var limits = Limits()
+        limits.longPollTimeoutSeconds = 5
+        limits.idleConnectionSeconds = 8
+        return EmbeddedNode(limits: limits)
+    }
+
+    private func clock(_ embedded: EmbeddedNode, _ loop: EmbeddedEventLoop) -> LoopClock {
+        embedded.router.wakeQueues.queue(for: loop).clock
+    }
+
+    func testEachPollIsAnsweredAtItsOwnDeadlineWhileOthersComeAndGo() throws {
+        let embedded = node()
+        let loop = EmbeddedEventLoop()
+        let cursor = try embedded.handshake("c")
+        var connections: [Connection] = []
+        for index in 0..<4 {
+            let connection = try embedded.connect(on: loop)
+            try connection.send("GET /v2/subscribe/demo/c/0?tt=\(cursor)&uuid=u\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+            connections.append(connection)
+            loop.advanceTime(by: .seconds(1))
+        }
+        XCTAssertEqual(clock(embedded, loop).count, 4)
+        for connection in connections { XCTAssertNil(try connection.response(), "parked") }
+        // Parked at 0, 1, 2 and 3 s; the second (a middle slot) leaves.
+        // Closed, not finished: finishing an embedded channel drains its loop's scheduled tasks.
+        try connections[1].channel.close().wait()
+        XCTAssertEqual(clock(embedded, loop).count, 3)
+        loop.advanceTime(by: .seconds(1)) // 5 s
+        XCTAssertEqual(try connections[0].response()?.json["t"]?["t"]?.stringValue, cursor, "parked at 0 s")
+        XCTAssertNil(try connections[2].response())
+        XCTAssertNil(try connections[3].response())
+        loop.advanceTime(by: .seconds(2)) // 7 s
+        XCTAssertEqual(try connections[2].response()?.status, 200, "parked at 2 s")
+        XCTAssertNil(try connections[3].response())
+        loop.advanceTime(by: .seconds(1)) // 8 s
+        XCTAssertEqual(try connections[3].response()?.status, 200, "parked at 3 s")
+    }
+
+    func testAConnectionOpenedBetweenTicksIsNotClosedBeforeItsIdleTime() throws {
+        let embedded = node()
+        let loop = EmbeddedEventLoop()
+        let first = try embedded.connect(on: loop)
+        loop.advanceTime(by: .milliseconds(1_900))
+        let late = try embedded.connect(on: loop)
+        loop.advanceTime(by: .milliseconds(7_900)) // 9.8 s: 7.9 s after the late one connected
+        XCTAssertTrue(late.isOpen, "silent for less than its idle time")
+        loop.advanceTime(by: .seconds(2)) // 11.8 s: both past one and a quarter idle times
+        XCTAssertFalse(first.isOpen)
+        XCTAssertFalse(late.isOpen)
+    }
+
+    func testTheClockStopsWithTheLastConnectionAndStartsAgain() throws {
+        let embedded = node()
+        let loop = EmbeddedEventLoop()
+        let connection = try embedded.connect(on: loop)
+        XCTAssertEqual(clock(embedded, loop).count, 1)
+        try connection.channel.close().wait()
+        XCTAssertEqual(clock(embedded, loop).count, 0)
+        let cursor = try embedded.handshake("again")
+        let next = try embedded.connect(on: loop)
+        try next.send("GET /v2/subscribe/demo/again/0?tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+        loop.advanceTime(by: .seconds(5))
+        XCTAssertEqual(try next.response()?.status, 200, "a restarted clock answers at the deadline")
+    }
+}
