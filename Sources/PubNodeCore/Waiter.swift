@@ -5,6 +5,43 @@
 public protocol Waiter: AnyObject, Sendable {
     /// Schedules the waiter to collect its messages.
     func wake()
+
+    /// The group this waiter is woken with when many are woken at once (`wakeAll()`), nil to be
+    /// woken alone. The transport groups waiters by thread, so that a publish reaching thousands
+    /// of subscribers hands each thread its share at once instead of one by one.
+    var wakeGroup: (any WakeGroup)? { get }
+}
+
+extension Waiter {
+    /// Woken alone.
+    public var wakeGroup: (any WakeGroup)? { nil }
+}
+
+/// Waiters that are cheaper to wake together than one by one (see `Waiter.wakeGroup`).
+public protocol WakeGroup: AnyObject, Sendable {
+    /// Wakes `waiters`, all of them of this group, in order.
+    func wake(_ waiters: [any Waiter])
+}
+
+extension Sequence where Element == any Waiter {
+    /// Wakes every waiter: the lone ones at once, then each group's together, in the order they came.
+    public func wakeAll() {
+        // Groups are few (one per thread of the transport): a list searched from its end, where
+        // the group of the previous waiter usually is, beats hashing.
+        var groups: [(group: any WakeGroup, waiters: [any Waiter])] = []
+        for waiter in self {
+            guard let group = waiter.wakeGroup else {
+                waiter.wake()
+                continue
+            }
+            if let index = groups.lastIndex(where: { $0.group === group }) {
+                groups[index].waiters.append(waiter)
+            } else {
+                groups.append((group, [waiter]))
+            }
+        }
+        for entry in groups { entry.group.wake(entry.waiters) }
+    }
 }
 
 /// The waiters registered on one topic, keyed by identity for O(1) removal.

@@ -95,10 +95,3 @@ final class RedisCluster: Sendable {
         wall.measured(redisNanoseconds: nanoseconds, localNanoseconds: wall.localNanoseconds())
     }
 }
-
-extension Sequence where Element == any Waiter {
-    /// Wakes every waiter.
-    func wakeAll() {
-        for waiter in self { waiter.wake() }
-    }
-}

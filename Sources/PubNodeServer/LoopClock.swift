@@ -10,8 +10,9 @@ import NIOCore
 /// every connection held the timers' tasks, closures and promises. Here a connection costs a slot
 /// in an array, found again by its index; a tick visits each connection once.
 ///
-/// A long-poll is answered at the first tick at or after its deadline (at most a second late);
-/// the idle checks keep their meaning (see `ConnectionClocks`).
+/// A long-poll is answered at the first tick at or after its deadline: about a second late at
+/// most (a tick is scheduled a second after the previous one finished). A connection is closed
+/// once it has been silent for the idle time, at most two check periods after it.
 ///
 /// `@unchecked Sendable`: every member is used only on `loop` (connections register and leave
 /// from their handler's callbacks, and the tick runs there); it is shared across threads only to
@@ -24,6 +25,9 @@ final class LoopClock: @unchecked Sendable {
     /// Ticks between idle checks (a quarter of the idle time, rounded up to whole ticks); 0 when
     /// connections never idle out.
     let ticksPerIdleCheck: Int
+    /// Quiet checks in a row after which a connection has been silent for the whole idle time:
+    /// the idle time over the check period, rounded up (4 when the quarter is whole ticks).
+    let quietChecksBeforeClose: Int
     private var connections: [PubNodeHTTPHandler] = []
     private var task: RepeatedTask?
     private var ticks = 0
@@ -33,8 +37,11 @@ final class LoopClock: @unchecked Sendable {
         self.loop = loop
         let quarterMilliseconds = idleConnectionSeconds * 1000 / ConnectionClocks.checksPerIdleTime
         let tickMilliseconds = Int(Self.tick.nanoseconds / 1_000_000)
-        self.ticksPerIdleCheck = idleConnectionSeconds > 0
-            ? max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds) : 0
+        let ticks = idleConnectionSeconds > 0 ? max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds) : 0
+        self.ticksPerIdleCheck = ticks
+        let periodMilliseconds = ticks * tickMilliseconds
+        self.quietChecksBeforeClose = ticks > 0
+            ? (idleConnectionSeconds * 1000 + periodMilliseconds - 1) / periodMilliseconds : 0
     }
 
     /// The connections registered now.

@@ -32,8 +32,16 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
 
     /// Wakes from any thread: joins its event loop's next wake batch.
     func wake() {
-        guard !claimed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard claim() else { return }
         queue.enqueue(self)
+    }
+
+    /// Woken with the other polls of its event loop (`LoopWakeQueue.wake(_:)`).
+    var wakeGroup: (any WakeGroup)? { queue }
+
+    /// Claims the next answer: true for the first wake since the poll parked (or was re-armed).
+    func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 
     /// Allows the next wake (after a spurious one).
@@ -50,7 +58,7 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
 /// The polls of one event loop woken since its last batch: a publish that wakes 10,000 parked
 /// subscribers costs one task per event loop, not one per subscriber. It also holds the loop's
 /// `LoopClock`.
-final class LoopWakeQueue: Sendable {
+final class LoopWakeQueue: WakeGroup {
     /// The loop whose polls these are.
     let loop: any EventLoop
     /// The clock of the loop's connections.
@@ -67,6 +75,27 @@ final class LoopWakeQueue: Sendable {
         let first = pending.withLock { polls in
             polls.append(poll)
             return polls.count == 1
+        }
+        if first { loop.execute { self.drain() } }
+    }
+
+    /// Wakes many of this loop's polls at once (a publish reaching them): one lock and at most
+    /// one task for all, so the loop drains them in one batch rather than racing the publisher.
+    func wake(_ waiters: [any Waiter]) {
+        var claimed: [ParkedPoll] = []
+        claimed.reserveCapacity(waiters.count)
+        for waiter in waiters {
+            guard let poll = waiter as? ParkedPoll else {
+                waiter.wake()
+                continue
+            }
+            if poll.claim() { claimed.append(poll) }
+        }
+        guard !claimed.isEmpty else { return }
+        let first = pending.withLock { polls in
+            let wasEmpty = polls.isEmpty
+            polls.append(contentsOf: claimed)
+            return wasEmpty
         }
         if first { loop.execute { self.drain() } }
     }

@@ -6,9 +6,10 @@ import PubNodeCore
 /// pipeline and no clock is read per request:
 /// - **idle**: a connection silent for `idleConnectionSeconds` (nothing read, no answer written) is
 ///   closed unless an answer is outstanding. Its event loop's `LoopClock` runs the check every
-///   quarter of that time and counts quiet checks; activity only sets a flag (connecting counts as
-///   activity). The connection closes between one and one and a quarter idle times after its last
-///   activity.
+///   quarter of that time (rounded up to whole seconds) and counts quiet checks; activity only sets
+///   a flag (connecting counts as activity). The connection closes after at least its idle time of
+///   silence and at most two check periods more (between one and one and a quarter idle times
+///   when the quarter is whole seconds).
 /// - **arrival**: a request may take `requestTimeoutSeconds` from its first byte to its last, so a
 ///   client cannot hold a connection by dripping a byte now and then; a late one is answered 408.
 ///   Only a read that leaves a request unfinished reads the clock and arms the single check; a
@@ -30,8 +31,10 @@ struct ConnectionClocks {
 }
 
 extension PubNodeHTTPHandler {
-    /// Joins the event loop's clock (once the connection is active).
+    /// Joins the event loop's clock (once the connection is active; a connection refused and
+    /// closed while being admitted never joins).
     func startClocks(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
         clocks.active = true
         wakeQueue?.clock.add(self)
     }
@@ -61,7 +64,7 @@ extension PubNodeHTTPHandler {
             return
         }
         clocks.quietChecks += 1
-        if clocks.quietChecks >= ConnectionClocks.checksPerIdleTime, !state.isAwaitingAnswer {
+        if let clock = wakeQueue?.clock, clocks.quietChecks >= clock.quietChecksBeforeClose, !state.isAwaitingAnswer {
             // Silent for longer than a long-poll lasts: a stalled or abandoned connection.
             context.close(promise: nil)
         }

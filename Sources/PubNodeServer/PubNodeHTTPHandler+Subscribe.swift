@@ -76,9 +76,9 @@ extension PubNodeHTTPHandler {
         if answer == nil {
             let ready = poll.longPoll.read()
             guard !ready.deliveries.isEmpty else { return false }
-            let body = SubscribeResponse.render(ready, region: router.region, allocator: context.channel.allocator)
+            let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
             let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
-                                                     keepAlive: key.keepAlive, allocator: context.channel.allocator)
+                                                     keepAlive: key.keepAlive, allocator: allocator)
             answer = (bytes, ready)
             shared.keep(answer!, for: key)
         }
@@ -109,7 +109,7 @@ extension PubNodeHTTPHandler {
 
     private func respond(_ batch: DeliveryBatch) {
         guard let context else { return }
-        let body = SubscribeResponse.render(batch, region: router.region, allocator: context.channel.allocator)
+        let body = SubscribeResponse.render(batch, region: router.region, allocator: allocator)
         write(HTTPReply(body: body), context: context)
     }
 }

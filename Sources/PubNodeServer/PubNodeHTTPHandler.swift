@@ -29,6 +29,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var client = ClientStanding()
     /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
     var clockSlot: Int?
+    /// The channel's allocator, read once (the channel's getter retains and releases on each call).
+    var allocator = ByteBufferAllocator()
 
     init(router: Router) {
         self.router = router
@@ -39,6 +41,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        self.allocator = context.channel.allocator
         self.wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
         if context.channel.isActive {
             admitClient(context: context)
@@ -123,7 +126,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             do {
                 let inflated = try BodyInflater.inflate(compressed, limit: limits.maxBodyBytes,
-                                                        allocator: context.channel.allocator)
+                                                        allocator: allocator)
                 dispatch(head: head, body: inflated, context: context)
             } catch {
                 state.phase = .discarding
@@ -261,7 +264,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Read field by field: copying the whole head would retain each of its strings.
         let bytes = HTTPResponseWriter.serialize(reply, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
                                                  includeBody: state.head?.method != .HEAD,
-                                                 allocator: context.channel.allocator)
+                                                 allocator: allocator)
         writeSerialized(bytes, keepAlive: keepAlive, context: context)
     }
 

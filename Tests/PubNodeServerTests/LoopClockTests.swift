@@ -60,6 +60,30 @@ final class LoopClockTests: XCTestCase {
         XCTAssertFalse(late.isOpen)
     }
 
+    func testIdleChecksComeEveryQuarterIdleTimeInWholeSecondsAndNeverCloseEarly() {
+        let loop = EmbeddedEventLoop()
+        // (idle seconds, ticks per check, quiet checks before closing)
+        for (idle, ticks, quiet) in [(8, 2, 4), (310, 78, 4), (2, 1, 2), (5, 2, 3), (1, 1, 1), (0, 0, 0)] {
+            let clock = LoopClock(loop: loop, idleConnectionSeconds: idle)
+            XCTAssertEqual(clock.ticksPerIdleCheck, ticks, "idle \(idle)")
+            XCTAssertEqual(clock.quietChecksBeforeClose, quiet, "idle \(idle)")
+            XCTAssertGreaterThanOrEqual(ticks * quiet, idle, "never closed before its idle time")
+        }
+    }
+
+    func testAShortIdleTimeIsKept() throws {
+        var limits = Limits()
+        limits.longPollTimeoutSeconds = 1
+        limits.idleConnectionSeconds = 2
+        let embedded = EmbeddedNode(limits: limits)
+        let loop = EmbeddedEventLoop()
+        let connection = try embedded.connect(on: loop)
+        loop.advanceTime(by: .milliseconds(1_900))
+        XCTAssertTrue(connection.isOpen)
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertFalse(connection.isOpen, "closed within two check periods after its idle time")
+    }
+
     func testTheClockStopsWithTheLastConnectionAndStartsAgain() throws {
         let embedded = node()
         let loop = EmbeddedEventLoop()

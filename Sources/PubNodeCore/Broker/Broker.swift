@@ -173,10 +173,3 @@ public struct ChannelSweepReport: Sendable, Equatable {
         return sum
     }
 }
-
-extension Sequence where Element == any Waiter {
-    /// Wakes every waiter; each schedules its own work (the transport batches by thread).
-    func wakeAll() {
-        for waiter in self { waiter.wake() }
-    }
-}
