@@ -1,25 +1,35 @@
-/// Percent-decoding of URL path segments and query components.
+/// Percent-decoding of request-target components (RFC 3986), over the target's bytes.
 enum PercentDecoding {
     /// Decodes `%XX` escapes in `text`; nil when an escape is malformed or the result is not UTF-8.
     /// `+` stays a literal plus: PubNub clients percent-encode spaces.
     static func decode(_ text: Substring) -> String? {
-        let escaped = text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "%")) }
-            ?? text.utf8.contains(UInt8(ascii: "%"))
-        guard escaped else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
+        var text = text
+        return text.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Decodes `%XX` escapes in `bytes` (a slice of a valid UTF-8 target, cut at ASCII delimiters);
+    /// nil when an escape is malformed or the result is not UTF-8. Without escapes the bytes are
+    /// taken as they are, with no intermediate copy.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { out -> String? in
+            var count = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                    else { return nil }
+                    out[count] = high << 4 | low
+                    index += 3
+                } else {
+                    out[count] = byte
+                    index += 1
                 }
-                bytes.append(high << 4 | low)
-            } else {
-                bytes.append(byte)
+                count += 1
             }
+            return String(validating: UnsafeBufferPointer(rebasing: out[..<count]), as: UTF8.self)
         }
-        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -23,56 +23,53 @@ public struct PubNubRequest: Sendable {
 
     /// Parses a request target (`/path?query`); throws for malformed percent-escapes.
     ///
-    /// Scans UTF-8 bytes rather than `Character`s: this runs once per request on the hot path.
+    /// Scans the target's UTF-8 bytes in place: this runs once per request on the hot path.
     public init(method: HTTPMethod, uri: String, body: ByteBuffer? = nil) throws(PubNodeError) {
         self.method = method
         self.body = body
         self.target = uri
-        let bytes = uri.utf8
-        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        var target = uri
+        let parsed = target.withUTF8 { bytes in Self.parse(UnsafeRawBufferPointer(bytes)) }
+        switch parsed {
+        case .success(let (segments, query)):
+            self.segments = segments
+            self.query = query
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// The target's path segments (split on `/`, then each decoded) and its query parameters.
+    private static func parse(_ bytes: UnsafeRawBufferPointer) -> Result<([String], QueryParameters), PubNodeError> {
+        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
         var segments: [String] = []
         segments.reserveCapacity(8)
-        var first = true
-        var start = bytes.startIndex
-        var index = start
-        while true {
-            if index == pathEnd || bytes[index] == UInt8(ascii: "/") {
-                if !first {
-                    guard let decoded = PercentDecoding.decode(Substring(bytes[start..<index])) else {
-                        throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the path")
-                    }
-                    segments.append(decoded)
-                }
-                first = false
-                if index == pathEnd { break }
-                start = bytes.index(after: index)
+        // The part before the first `/` is not a segment (a target starts with one).
+        var start = (bytes[..<pathEnd].firstIndex(of: UInt8(ascii: "/")) ?? pathEnd) + 1
+        while start <= pathEnd {
+            let end = bytes[start..<pathEnd].firstIndex(of: UInt8(ascii: "/")) ?? pathEnd
+            guard let decoded = PercentDecoding.decode(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else {
+                return .failure(.invalidParameter("malformed percent-encoding or invalid UTF-8 in the path"))
             }
-            index = bytes.index(after: index)
+            segments.append(decoded)
+            start = end + 1
         }
-        self.segments = segments
         var query = QueryParameters()
-        if pathEnd != bytes.endIndex {
-            var pairStart = bytes.index(after: pathEnd)
-            var cursor = pairStart
-            while true {
-                if cursor == bytes.endIndex || bytes[cursor] == UInt8(ascii: "&") {
-                    if pairStart != cursor {
-                        let pair = bytes[pairStart..<cursor]
-                        let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? cursor
-                        let valueStart = equals == cursor ? cursor : bytes.index(after: equals)
-                        guard let name = PercentDecoding.decode(Substring(bytes[pairStart..<equals])),
-                              let value = PercentDecoding.decode(Substring(bytes[valueStart..<cursor])) else {
-                            throw .invalidParameter("malformed percent-encoding or invalid UTF-8 in the query")
-                        }
-                        query.append(name: name, value: value)
-                    }
-                    if cursor == bytes.endIndex { break }
-                    pairStart = bytes.index(after: cursor)
+        var pairStart = pathEnd + 1
+        while pairStart <= bytes.count {
+            let end = bytes[pairStart...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            if pairStart < end {
+                let equals = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "=")) ?? end
+                let valueStart = equals == end ? end : equals + 1
+                guard let name = PercentDecoding.decode(UnsafeRawBufferPointer(rebasing: bytes[pairStart..<equals])),
+                      let value = PercentDecoding.decode(UnsafeRawBufferPointer(rebasing: bytes[valueStart..<end])) else {
+                    return .failure(.invalidParameter("malformed percent-encoding or invalid UTF-8 in the query"))
                 }
-                cursor = bytes.index(after: cursor)
+                query.append(name: name, value: value)
             }
+            pairStart = end + 1
         }
-        self.query = query
+        return .success((segments, query))
     }
 
     /// The request as signed, when it carries `signature=` (nil otherwise, at the cost of one

@@ -24,11 +24,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         require(request.segments == [text, "x"], "segments \(request.segments) for \(uri)")
         if text.isEmpty {
-            require(request.query == ["k": "", "": "v"], "query \(request.query) for \(uri)")
+            require(request.query.dictionary == ["k": "", "": "v"], "query \(request.query) for \(uri)")
         } else if text == "k" {
-            require(request.query == ["k": "v"], "query \(request.query) for \(uri)")
+            require(request.query.dictionary == ["k": "v"], "query \(request.query) for \(uri)")
         } else {
-            require(request.query == ["k": text, text: "v"], "query \(request.query) for \(uri)")
+            require(request.query.dictionary == ["k": text, text: "v"], "query \(request.query) for \(uri)")
         }
     }
     return 0
