@@ -26,21 +26,29 @@ public protocol WakeGroup: AnyObject, Sendable {
 extension Sequence where Element == any Waiter {
     /// Wakes every waiter: the lone ones at once, then each group's together, in the order they came.
     public func wakeAll() {
-        // Groups are few (one per thread of the transport): a list searched from its end, where
-        // the group of the previous waiter usually is, beats hashing.
-        var groups: [(group: any WakeGroup, waiters: [any Waiter])] = []
+        // Nearly always every waiter has the same group (one per thread of the transport, and a
+        // publish usually reaches few subscribers or many on one loop): the first group is kept
+        // apart, and a list of the others, searched from its end, is made only when one appears.
+        var first: (group: any WakeGroup, waiters: [any Waiter])?
+        var others: [(group: any WakeGroup, waiters: [any Waiter])] = []
         for waiter in self {
             guard let group = waiter.wakeGroup else {
                 waiter.wake()
                 continue
             }
-            if let index = groups.lastIndex(where: { $0.group === group }) {
-                groups[index].waiters.append(waiter)
+            if first == nil {
+                first = (group, [waiter])
+            } else if first!.group === group {
+                first!.waiters.append(waiter)
+            } else if let index = others.lastIndex(where: { $0.group === group }) {
+                others[index].waiters.append(waiter)
             } else {
-                groups.append((group, [waiter]))
+                others.append((group, [waiter]))
             }
         }
-        for entry in groups { entry.group.wake(entry.waiters) }
+        guard let first else { return }
+        if first.waiters.count == 1 { first.waiters[0].wake() } else { first.group.wake(first.waiters) }
+        for entry in others { entry.group.wake(entry.waiters) }
     }
 }
 

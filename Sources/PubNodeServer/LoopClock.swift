@@ -12,7 +12,8 @@ import NIOCore
 ///
 /// A long-poll is answered at the first tick at or after its deadline: about a second late at
 /// most (a tick is scheduled a second after the previous one finished). A connection is closed
-/// once it has been silent for the idle time, at most two check periods after it.
+/// once it has been silent for the idle time, about two check periods after it at most (each
+/// check comes at the first tick after its time).
 ///
 /// `@unchecked Sendable`: every member is used only on `loop` (connections register and leave
 /// from their handler's callbacks, and the tick runs there); it is shared across threads only to
@@ -30,11 +31,15 @@ final class LoopClock: @unchecked Sendable {
     let quietChecksBeforeClose: Int
     private var connections: [PubNodeHTTPHandler] = []
     private var task: RepeatedTask?
-    private var ticks = 0
+    /// When the next idle check is due: checks go by time, not by counted ticks, so the time a tick
+    /// itself takes does not add up over a check period.
+    private var nextIdleCheck = NIODeadline.distantFuture
 
     /// A clock for `loop`, with idle checks every quarter of `idleConnectionSeconds` (none at 0).
     init(loop: any EventLoop, idleConnectionSeconds: Int) {
         self.loop = loop
+        // Clamped so the arithmetic cannot overflow (68 years is as good as never).
+        let idleConnectionSeconds = min(idleConnectionSeconds, Int(Int32.max))
         let quarterMilliseconds = idleConnectionSeconds * 1000 / ConnectionClocks.checksPerIdleTime
         let tickMilliseconds = Int(Self.tick.nanoseconds / 1_000_000)
         let ticks = idleConnectionSeconds > 0 ? max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds) : 0
@@ -54,6 +59,7 @@ final class LoopClock: @unchecked Sendable {
         connection.clockSlot = connections.count
         connections.append(connection)
         if task == nil {
+            nextIdleCheck = loop.now + idleCheckPeriod
             // Held strongly: the task is cancelled when the last connection leaves, or with the loop.
             task = loop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in self.fire() }
         }
@@ -75,10 +81,15 @@ final class LoopClock: @unchecked Sendable {
         }
     }
 
+    /// The time between idle checks.
+    private var idleCheckPeriod: TimeAmount {
+        ticksPerIdleCheck > 0 ? Self.tick * ticksPerIdleCheck : .hours(24 * 365)
+    }
+
     private func fire() {
-        ticks &+= 1
         let now = loop.now
-        let idleCheck = ticksPerIdleCheck > 0 && ticks % ticksPerIdleCheck == 0
+        let idleCheck = ticksPerIdleCheck > 0 && now >= nextIdleCheck
+        if idleCheck { nextIdleCheck = now + idleCheckPeriod }
         // A connection may close (and leave the array) during its turn: visit a snapshot.
         for connection in connections {
             connection.clockTicked(now: now, idleCheck: idleCheck)

@@ -82,22 +82,21 @@ final class LoopWakeQueue: WakeGroup {
     /// Wakes many of this loop's polls at once (a publish reaching them): one lock and at most
     /// one task for all, so the loop drains them in one batch rather than racing the publisher.
     func wake(_ waiters: [any Waiter]) {
-        var claimed: [ParkedPoll] = []
-        claimed.reserveCapacity(waiters.count)
-        for waiter in waiters {
-            guard let poll = waiter as? ParkedPoll else {
-                waiter.wake()
-                continue
-            }
-            if poll.claim() { claimed.append(poll) }
-        }
-        guard !claimed.isEmpty else { return }
+        var strays: [any Waiter] = []
         let first = pending.withLock { polls in
             let wasEmpty = polls.isEmpty
-            polls.append(contentsOf: claimed)
-            return wasEmpty
+            for waiter in waiters {
+                if let poll = waiter as? ParkedPoll {
+                    if poll.claim() { polls.append(poll) }
+                } else {
+                    strays.append(waiter)
+                }
+            }
+            return wasEmpty && !polls.isEmpty
         }
         if first { loop.execute { self.drain() } }
+        // Not this loop's kind (none are today): woken alone, outside the lock.
+        for waiter in strays { waiter.wake() }
     }
 
     /// Answers every poll of the batch, sharing identical answers.

@@ -1,15 +1,9 @@
 /// Percent-decoding of request-target components (RFC 3986), over the target's bytes.
 enum PercentDecoding {
-    /// Decodes `%XX` escapes in `text`; nil when an escape is malformed or the result is not UTF-8.
-    /// `+` stays a literal plus: PubNub clients percent-encode spaces.
-    static func decode(_ text: Substring) -> String? {
-        var text = text
-        return text.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
-    }
-
     /// Decodes `%XX` escapes in `bytes` (a slice of a valid UTF-8 target, cut at ASCII delimiters);
-    /// nil when an escape is malformed or the result is not UTF-8. Without escapes the bytes are
-    /// taken as they are, with no intermediate copy.
+    /// nil when an escape is malformed or the result is not UTF-8. `+` stays a literal plus: PubNub
+    /// clients percent-encode spaces. Without escapes the bytes are taken as they are, with no
+    /// intermediate copy.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { out -> String? in

@@ -13,11 +13,12 @@ final class WakeAllTests: XCTestCase {
         }
     }
 
-    /// A waiter woken with `group`.
+    /// A waiter woken with `group`, counting the times it was woken alone.
     private final class Grouped: Waiter {
         let group: Group
+        let aloneWakes = Mutex(0)
         init(_ group: Group) { self.group = group }
-        func wake() { XCTFail("a grouped waiter is woken through its group") }
+        func wake() { aloneWakes.withLock { $0 += 1 } }
         var wakeGroup: (any WakeGroup)? { group }
     }
 
@@ -30,5 +31,14 @@ final class WakeAllTests: XCTestCase {
         let ids = waiters.map { ObjectIdentifier($0) }
         XCTAssertEqual(first.batches.withLock { $0 }, [[ids[0], ids[3], ids[4]]])
         XCTAssertEqual(second.batches.withLock { $0 }, [[ids[1], ids[5]]])
+        for case let grouped as Grouped in waiters { XCTAssertEqual(grouped.aloneWakes.withLock { $0 }, 0) }
+    }
+
+    func testASingleWaiterIsWokenAloneWithoutBuildingABatch() {
+        let group = Group()
+        let only = Grouped(group)
+        ([only] as [any Waiter]).wakeAll()
+        XCTAssertEqual(only.aloneWakes.withLock { $0 }, 1)
+        XCTAssertTrue(group.batches.withLock { $0 }.isEmpty)
     }
 }
