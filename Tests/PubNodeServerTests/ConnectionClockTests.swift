@@ -8,12 +8,7 @@ import XCTest
 /// `RequestLimitTests`).
 final class ConnectionClockTests: XCTestCase {
     /// Long-polls of 5 s, connections idle after 8 s (checked every 2 s).
-    private func node() -> EmbeddedNode {
-        var limits = Limits()
-        limits.longPollTimeoutSeconds = 5
-        limits.idleConnectionSeconds = 8
-        return EmbeddedNode(limits: limits)
-    }
+    private func node() -> EmbeddedNode { .clocked() }
 
     func testASilentConnectionClosesAfterItsIdleTimeAndNotBefore() throws {
         let embedded = node()

@@ -18,6 +18,15 @@ final class EmbeddedNode {
         router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
+    /// A node with short clocks for timing tests: long-polls of `longPollSeconds`, connections
+    /// idle after `idleSeconds`.
+    static func clocked(longPollSeconds: Int = 5, idleSeconds: Int = 8) -> EmbeddedNode {
+        var limits = Limits()
+        limits.longPollTimeoutSeconds = longPollSeconds
+        limits.idleConnectionSeconds = idleSeconds
+        return EmbeddedNode(limits: limits)
+    }
+
     /// A new connection, on its own event loop or on `loop` (several connections can share one).
     func connect(on loop: EmbeddedEventLoop? = nil) throws -> Connection {
         let channel = loop.map { EmbeddedChannel(loop: $0) } ?? EmbeddedChannel()

@@ -8,12 +8,7 @@ import XCTest
 /// whatever the order connections come and go in.
 final class LoopClockTests: XCTestCase {
     /// Long-polls of 5 s, connections idle after 8 s (checked every 2 s).
-    private func node() -> EmbeddedNode {
-        var limits = Limits()
-        limits.longPollTimeoutSeconds = 5
-        limits.idleConnectionSeconds = 8
-        return EmbeddedNode(limits: limits)
-    }
+    private func node() -> EmbeddedNode { .clocked() }
 
     private func clock(_ embedded: EmbeddedNode, _ loop: EmbeddedEventLoop) -> LoopClock {
         embedded.router.wakeQueues.queue(for: loop).clock
@@ -72,10 +67,7 @@ final class LoopClockTests: XCTestCase {
     }
 
     func testAShortIdleTimeIsKept() throws {
-        var limits = Limits()
-        limits.longPollTimeoutSeconds = 1
-        limits.idleConnectionSeconds = 2
-        let embedded = EmbeddedNode(limits: limits)
+        let embedded = EmbeddedNode.clocked(longPollSeconds: 1, idleSeconds: 2)
         let loop = EmbeddedEventLoop()
         let connection = try embedded.connect(on: loop)
         loop.advanceTime(by: .milliseconds(1_900))
