@@ -1,0 +1,69 @@
+import NIOCore
+import NIOHTTP1
+import PubNodeCore
+
+extension PubNodeHTTPHandler {
+    /// Routes a complete request: the per-client limits first, then a repeated long-poll from the
+    /// kept subscribe (`RepeatedSubscribe`), or else the decoded target through the router.
+    func dispatch(head: RequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
+        if let refusal = clientRefusal(head) {
+            write(refusal, context: context)
+            return
+        }
+        if head.method == .HEAD, !head.targets("/time/") {
+            // HEAD must not change anything; only the time endpoint is answered without a body.
+            write(ErrorResponses.object(status: .methodNotAllowed, message: "HEAD is answered for /time/0 only"),
+                  context: context)
+            return
+        }
+        if head.method == .GET, let repeated = state.lastSubscribe?.request(repeatedBy: head.uri) {
+            act(on: router.subscribe(repeated), context: context)
+            return
+        }
+        var request: PubNubRequest
+        do {
+            request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
+            if head.targets("/v1/blocks/") || head.targets("/v1/admin/") || head.targets("/metrics") {
+                for (name, value) in head.fields { request.headers[name.lowercased()] = value }
+                request.peerAddress = context.channel.remoteAddress?.ipAddress
+            }
+            if head.targets("/v2/objects/"), let match = head.field("if-match") {
+                request.headers["if-match"] = match
+            }
+        } catch {
+            let publishing = head.targets("/publish/") || head.targets("/signal/")
+            let shape: ErrorResponses.Shape = publishing ? .publish : .object(service: "Balancer")
+            write(ErrorResponses.reply(error, shape: shape, timetoken: router.node.time()), context: context)
+            return
+        }
+        if let decoded = router.decodedSubscribe(request) {
+            state.lastSubscribe = RepeatedSubscribe(target: head.uri, request: decoded)
+            act(on: router.subscribe(decoded), context: context)
+        } else {
+            act(on: router.route(request), context: context)
+        }
+    }
+
+    /// Carries out what the router decided for the current request.
+    func act(on action: RouteAction, context: ChannelHandlerContext) {
+        switch action {
+        case .reply(let reply):
+            write(reply, context: context)
+        case .poll(let longPoll):
+            poll(longPoll, context: context)
+        case .deferred(let start):
+            state.phase = .answering
+            let loop = context.eventLoop
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            start { reply in
+                loop.execute { handler.value.answerDeferred(reply) }
+            }
+        }
+    }
+
+    /// Writes a deferred answer on this loop, if the connection is still there to take it.
+    func answerDeferred(_ reply: HTTPReply) {
+        guard case .answering = state.phase, let context, context.channel.isActive else { return }
+        write(reply, context: context)
+    }
+}
