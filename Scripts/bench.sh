@@ -280,10 +280,15 @@ run_suite() {
     local size
     for size in $FANOUT_SIZES; do
         out=$WORK/$name-fanout-$size.json
+        ticks0=$(cpu_ticks "$pid")
         "$LOAD" fanout "${common[@]}" --threads "$LOAD_THREADS" --subscribers "$size" --messages "$MESSAGES" \
             --interval-ms "$INTERVAL_MS" --channel "fan$size-$RANDOM" >"$out" 2>&1 \
             || log "$name fanout $size exited with an error"
+        ticks1=$(cpu_ticks "$pid")
         line=$(json_line "$out")
+        # The server's CPU over the whole run (connecting and parking included) per delivery.
+        R[$name.fan$size.cpu_us]=$(awk -v d=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$(jget "$line" delivered)" \
+            'BEGIN { if (n > 0) printf "%.1f", d / hz / n * 1e6; else printf "0" }')
         local key
         for key in delivered expected errors delivery_p50_ms delivery_p90_ms delivery_p99_ms delivery_max_ms; do
             R[$name.fan$size.$key]=$(jget "$line" "$key")
