@@ -8,8 +8,9 @@ import Synchronization
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
 /// loop. `claimed` makes concurrent wakes collapse into one answer.
 ///
-/// `@unchecked Sendable`: `longPoll` and `deadline` are read and written only on the connection's event loop
-/// (`queue.loop`), by the handler that owns the poll; every other field is immutable or atomic.
+/// `@unchecked Sendable`: `longPoll` and `deadline` are read and written only on the connection's
+/// event loop (`queue.loop`), by the handler that owns the poll; every other field is immutable or
+/// atomic.
 /// Keeping the long-poll here, in the one object a park allocates anyway, means the connection's
 /// phase holds a single reference: reading it costs one retain, not one per field of the poll.
 final class ParkedPoll: Waiter, @unchecked Sendable {
