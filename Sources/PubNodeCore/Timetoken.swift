@@ -17,8 +17,21 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
     /// Parses the decimal text a client sends (`tt=`, `start=`); `nil` when it is not a non-negative integer.
     public init?(parsing text: Substring) {
-        guard !text.isEmpty, text.count <= 20, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let value = UInt64(text) else { return nil }
+        self.init(decimalDigits: text.utf8)
+    }
+
+    /// Reads ASCII decimal digits (at most 20, no sign, no spaces); `nil` for anything else or a
+    /// value over `UInt64.max`.
+    public init?<Digits: Collection<UInt8>>(decimalDigits digits: Digits) {
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
         self.rawValue = value
     }
 

@@ -43,7 +43,7 @@ final class RepeatedSubscribeTests: XCTestCase {
     func testAmbiguousOrSignedTargetsAreNotKept() throws {
         for target in ["/v2/subscribe/demo/a/0?tt=1&t%74=2", "/v2/subscribe/demo/a/0?tt=1&tt=2",
                        "/v2/subscribe/demo/a/0?uuid=u", "/v2/subscribe/demo/a/0?tt=0x1"] {
-            XCTAssertNil(RepeatedSubscribe.cursorValue(in: target), target)
+            XCTAssertNil(RepeatedSubscribe.cursor(in: target), target)
         }
         let signed = "/v2/subscribe/demo/a/0?tt=1&timestamp=1&signature=v2.abc"
         let request = try Router.subscribeRequest(try PubNubRequest(method: .GET, uri: signed))
