@@ -21,9 +21,14 @@ extension Router {
     /// The decoded subscribe when `request` routes to the subscribe endpoint and decodes without
     /// error; nil otherwise (`route` then answers it, refusals included).
     func decodedSubscribe(_ request: PubNubRequest) -> SubscribeRequest? {
-        let s = request.segments
-        guard !metricsListener, request.method == .GET, s.count == 5, s[0] == "v2", s[1] == "subscribe" else { return nil }
+        guard !metricsListener, Self.targetsSubscribe(request) else { return nil }
         return try? Self.subscribeRequest(request)
+    }
+
+    /// Whether `request` is `GET /v2/subscribe/{sub}/{channels}/0` (what `route` sends to `subscribe`).
+    static func targetsSubscribe(_ request: PubNubRequest) -> Bool {
+        let s = request.segments
+        return request.method == .GET && s.count == 5 && s[0] == "v2" && s[1] == "subscribe"
     }
 
     /// Decodes a subscribe's path and query.

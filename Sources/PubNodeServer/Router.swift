@@ -57,7 +57,7 @@ public struct Router: Sendable {
             return publish(request, kind: .message)
         case (.GET, "signal") where s.count == 7, (.POST, "signal") where s.count == 6 || s.count == 7:
             return publish(request, kind: .signal)
-        case (.GET, "v2") where s.count == 5 && s[1] == "subscribe":
+        case (.GET, "v2") where Self.targetsSubscribe(request):
             return subscribe(request)
         case (_, "v1") where s.count >= 5 && s[1] == "channel-registration" && s[2] == "sub-key" && s[4] == "channel-group":
             return channelGroups(request)
