@@ -23,9 +23,9 @@ final class LoopClock: @unchecked Sendable {
     static let tick = TimeAmount.seconds(1)
 
     let loop: any EventLoop
-    /// Ticks between idle checks (a quarter of the idle time, rounded up to whole ticks); 0 when
-    /// connections never idle out.
-    let ticksPerIdleCheck: Int
+    /// The time between idle checks (a quarter of the idle time, rounded up to whole ticks); nil
+    /// when connections never idle out.
+    let idleCheckPeriod: TimeAmount?
     /// Quiet checks in a row after which a connection has been silent for the whole idle time:
     /// the idle time over the check period, rounded up (4 when the quarter is whole ticks).
     let quietChecksBeforeClose: Int
@@ -42,11 +42,14 @@ final class LoopClock: @unchecked Sendable {
         let idleConnectionSeconds = min(idleConnectionSeconds, Int(Int32.max))
         let quarterMilliseconds = idleConnectionSeconds * 1000 / ConnectionClocks.checksPerIdleTime
         let tickMilliseconds = Int(Self.tick.nanoseconds / 1_000_000)
-        let ticks = idleConnectionSeconds > 0 ? max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds) : 0
-        self.ticksPerIdleCheck = ticks
+        guard idleConnectionSeconds > 0 else {
+            (idleCheckPeriod, quietChecksBeforeClose) = (nil, 0)
+            return
+        }
+        let ticks = max(1, (quarterMilliseconds + tickMilliseconds - 1) / tickMilliseconds)
         let periodMilliseconds = ticks * tickMilliseconds
-        self.quietChecksBeforeClose = ticks > 0
-            ? (idleConnectionSeconds * 1000 + periodMilliseconds - 1) / periodMilliseconds : 0
+        idleCheckPeriod = Self.tick * ticks
+        quietChecksBeforeClose = (idleConnectionSeconds * 1000 + periodMilliseconds - 1) / periodMilliseconds
     }
 
     /// The connections registered now.
@@ -59,7 +62,7 @@ final class LoopClock: @unchecked Sendable {
         connection.clockSlot = connections.count
         connections.append(connection)
         if task == nil {
-            nextIdleCheck = loop.now + idleCheckPeriod
+            if let idleCheckPeriod { nextIdleCheck = loop.now + idleCheckPeriod }
             // Held strongly: the task is cancelled when the last connection leaves, or with the loop.
             task = loop.scheduleRepeatedTask(initialDelay: Self.tick, delay: Self.tick) { _ in self.fire() }
         }
@@ -81,15 +84,13 @@ final class LoopClock: @unchecked Sendable {
         }
     }
 
-    /// The time between idle checks.
-    private var idleCheckPeriod: TimeAmount {
-        ticksPerIdleCheck > 0 ? Self.tick * ticksPerIdleCheck : .hours(24 * 365)
-    }
-
     private func fire() {
         let now = loop.now
-        let idleCheck = ticksPerIdleCheck > 0 && now >= nextIdleCheck
-        if idleCheck { nextIdleCheck = now + idleCheckPeriod }
+        var idleCheck = false
+        if let idleCheckPeriod, now >= nextIdleCheck {
+            idleCheck = true
+            nextIdleCheck = now + idleCheckPeriod
+        }
         // A connection may close (and leave the array) during its turn: visit a snapshot.
         for connection in connections {
             connection.clockTicked(now: now, idleCheck: idleCheck)

@@ -57,10 +57,10 @@ final class LoopClockTests: XCTestCase {
 
     func testIdleChecksComeEveryQuarterIdleTimeInWholeSecondsAndNeverCloseEarly() {
         let loop = EmbeddedEventLoop()
-        // (idle seconds, ticks per check, quiet checks before closing)
+        // (idle seconds, seconds between checks, quiet checks before closing)
         for (idle, ticks, quiet) in [(8, 2, 4), (310, 78, 4), (2, 1, 2), (5, 2, 3), (1, 1, 1), (0, 0, 0)] {
             let clock = LoopClock(loop: loop, idleConnectionSeconds: idle)
-            XCTAssertEqual(clock.ticksPerIdleCheck, ticks, "idle \(idle)")
+            XCTAssertEqual(clock.idleCheckPeriod, ticks == 0 ? nil : .seconds(Int64(ticks)), "idle \(idle)")
             XCTAssertEqual(clock.quietChecksBeforeClose, quiet, "idle \(idle)")
             XCTAssertGreaterThanOrEqual(ticks * quiet, idle, "never closed before its idle time")
         }
