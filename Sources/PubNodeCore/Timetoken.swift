@@ -21,7 +21,10 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     }
 
     /// Reads ASCII decimal digits (at most 20, no sign, no spaces); `nil` for anything else or a
-    /// value over `UInt64.max`.
+    /// value over `UInt64.max`. Inlinable, so that a caller in another module gets a version
+    /// specialized for its collection rather than the generic one, which reads each byte through
+    /// witness tables.
+    @inlinable
     public init?<Digits: Collection<UInt8>>(decimalDigits digits: Digits) {
         guard !digits.isEmpty, digits.count <= 20 else { return nil }
         var value: UInt64 = 0
