@@ -8,7 +8,7 @@ import Synchronization
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
 /// loop. `claimed` makes concurrent wakes collapse into one answer.
 ///
-/// `@unchecked Sendable`: `longPoll` and `deadline` are read and written only on the connection's
+/// `@unchecked Sendable`: `cursor` and `deadline` are read and written only on the connection's
 /// event loop (`queue.loop`), by the handler that owns the poll; every other field is immutable or
 /// atomic.
 /// Keeping the long-poll here, in the one object a park allocates anyway, means the connection's
@@ -18,9 +18,12 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     private let owner: NIOLoopBound<PubNodeHTTPHandler>
     private let queue: LoopWakeQueue
     private let claimed = Atomic<Bool>(false)
-    /// What it listens to, from where (its cursor moves past messages a filter rejected).
+    /// What it listens to. A constant, so that the handler reads it in place: a variable would be
+    /// copied (every field retained and released) for each call made on it.
+    let longPoll: LongPoll
+    /// Where it reads from: the client's cursor, moved past batches its filter rejected whole.
     /// Event loop only.
-    var longPoll: LongPoll
+    var cursor: Timetoken
     /// When it is answered with its unchanged cursor (the long-poll timeout after it parked); set
     /// when it parks. Event loop only.
     var deadline = NIODeadline.distantFuture
@@ -29,6 +32,7 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
         self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
         self.queue = queue
         self.longPoll = longPoll
+        self.cursor = longPoll.cursor
     }
 
     /// Wakes from any thread: joins its event loop's next wake batch.

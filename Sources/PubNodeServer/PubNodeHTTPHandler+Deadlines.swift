@@ -51,7 +51,7 @@ extension PubNodeHTTPHandler {
     func clockTicked(now: NIODeadline, idleCheck: Bool) {
         guard clockSlot != nil, context != nil else { return }
         if let parked = state.parked, parked.deadline <= now {
-            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
+            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.cursor))
         }
         if idleCheck { checkIdle() }
     }

@@ -16,8 +16,8 @@ extension PubNodeHTTPHandler {
                   context: context)
             return
         }
-        if head.method == .GET, let repeated = state.lastSubscribe?.request(repeatedBy: head.uri) {
-            act(on: router.subscribe(repeated), context: context)
+        if head.method == .GET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
+            act(on: router.subscribe(kept.request, cursor: cursor), context: context)
             return
         }
         var request: PubNubRequest
@@ -38,7 +38,7 @@ extension PubNodeHTTPHandler {
         }
         if let decoded = router.decodedSubscribe(request) {
             state.lastSubscribe = RepeatedSubscribe(target: head.uri, request: decoded)
-            act(on: router.subscribe(decoded), context: context)
+            act(on: router.subscribe(decoded, cursor: decoded.cursor), context: context)
         } else {
             act(on: router.route(request), context: context)
         }

@@ -29,8 +29,8 @@ extension PubNodeHTTPHandler {
     /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
     func pollWoken(_ poll: ParkedPoll, sharing shared: SharedAnswers) {
         guard state.parked === poll else { return }
-        if let key = sharedKey(poll.longPoll), answerShared(poll, key: key, shared: shared) { return }
-        let ready = poll.longPoll.read()
+        if let key = sharedKey(poll), answerShared(poll, key: key, shared: shared) { return }
+        let ready = poll.longPoll.read(after: poll.cursor)
         if !ready.deliveries.isEmpty {
             answer(poll, with: ready)
             return
@@ -38,7 +38,7 @@ extension PubNodeHTTPHandler {
         // Nothing newer after all (say the channel left the group, or the filter rejected all of
         // it): wait again. Registering before reading again means a publish racing with this is
         // either read now or wakes the poll.
-        if poll.longPoll.isFilteredOut(ready) { poll.longPoll.advance(to: ready.next) }
+        if poll.longPoll.isFilteredOut(ready, after: poll.cursor) { poll.cursor = ready.next }
         poll.rearm()
         if let again = Self.parkPassingFilteredOut(poll) { answer(poll, with: again) }
     }
@@ -48,10 +48,10 @@ extension PubNodeHTTPHandler {
     /// Without a filter this is exactly one `park`.
     private static func parkPassingFilteredOut(_ poll: ParkedPoll) -> DeliveryBatch? {
         var rounds = 0
-        while let ready = poll.longPoll.park(poll) {
+        while let ready = poll.longPoll.park(poll, after: poll.cursor) {
             rounds += 1
-            guard poll.longPoll.isFilteredOut(ready), rounds < maxFilteredRounds else { return ready }
-            poll.longPoll.advance(to: ready.next)
+            guard poll.longPoll.isFilteredOut(ready, after: poll.cursor), rounds < maxFilteredRounds else { return ready }
+            poll.cursor = ready.next
         }
         return nil
     }
@@ -62,11 +62,11 @@ extension PubNodeHTTPHandler {
     private static let maxFilteredRounds = 4
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
-    private func sharedKey(_ longPoll: LongPoll) -> SharedAnswers.Key? {
-        guard let shared = longPoll.sharingKey, state.head?.method == .GET, let minorVersion = state.head?.minorVersion
+    private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
+        guard let shared = poll.longPoll.sharingKey, state.head?.method == .GET, let minorVersion = state.head?.minorVersion
         else { return nil }
-        return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: longPoll.cursor,
-                                 filter: longPoll.filter?.text, minorVersion: minorVersion, keepAlive: keepsAlive)
+        return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
+                                 filter: poll.longPoll.filter?.text, minorVersion: minorVersion, keepAlive: keepsAlive)
     }
 
     /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.
@@ -74,7 +74,7 @@ extension PubNodeHTTPHandler {
         guard let context else { return false }
         var answer = shared.answer(for: key)
         if answer == nil {
-            let ready = poll.longPoll.read()
+            let ready = poll.longPoll.read(after: poll.cursor)
             guard !ready.deliveries.isEmpty else { return false }
             let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
             let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,

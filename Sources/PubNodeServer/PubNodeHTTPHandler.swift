@@ -158,7 +158,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func quiesce(context: ChannelHandlerContext) {
         state.draining = true
         if let parked = state.parked {
-            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.longPoll.cursor))
+            answer(parked, with: DeliveryBatch(deliveries: [], next: parked.cursor))
         } else if !state.isAwaitingAnswer {
             // Idle, or a request still arriving (a client may hold one half-sent forever): close.
             context.close(promise: nil)

@@ -17,7 +17,10 @@ import PubNodeCore
 /// Only targets read without ambiguity are kept: exactly one `tt` parameter, written in plain
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).
 /// Signed requests are never kept (their signature and timestamp change on every poll).
-struct RepeatedSubscribe {
+///
+/// A class, immutable: the connection's state holds one reference, so reading it for each poll
+/// costs one retain rather than a copy of every string it keeps.
+final class RepeatedSubscribe {
     /// The target as received.
     let target: String
     /// The byte offsets of the `tt` value within `target`.
@@ -36,21 +39,29 @@ struct RepeatedSubscribe {
     /// The kept request with the cursor of `target`, when `target` is the kept one with only its
     /// `tt` value changed (and that value is a plain timetoken); nil otherwise.
     func request(repeatedBy target: String) -> SubscribeRequest? {
-        var new = target, old = self.target
+        guard let cursor = cursor(repeatedBy: target) else { return nil }
+        var request = self.request
+        request.cursor = cursor
+        return request
+    }
+
+    /// The cursor of `target` when `target` is the kept one with only its `tt` value changed (and
+    /// that value is a plain timetoken); nil otherwise. The connection then subscribes with the
+    /// kept `request` and this cursor, without copying the request.
+    func cursor(repeatedBy target: String) -> Timetoken? {
         let kept = cursorValue
-        let cursor = new.withUTF8 { newBytes in
-            old.withUTF8 { oldBytes -> Timetoken? in
+        // Strings read off the wire are native, so contiguous; a foreign one is simply not matched.
+        let found: Timetoken?? = target.utf8.withContiguousStorageIfAvailable { newBytes in
+            let match: Timetoken?? = self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
                 guard let found = Self.cursor(in: newBytes), found.value.lowerBound == kept.lowerBound,
                       Self.same(newBytes, oldBytes, 0..<kept.lowerBound, 0..<kept.lowerBound),
                       Self.same(newBytes, oldBytes, found.value.upperBound..<newBytes.count, kept.upperBound..<oldBytes.count)
                 else { return nil }
                 return found.timetoken
             }
+            return match ?? nil
         }
-        guard let cursor else { return nil }
-        var request = self.request
-        request.cursor = cursor
-        return request
+        return found ?? nil
     }
 
     /// The one `tt` in `target`'s query: its value's byte range and the timetoken it reads; nil

@@ -6,15 +6,17 @@ extension Router {
     /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: request.segments[2]) { () throws(PubNodeError) in
-            try start(Self.subscribeRequest(request))
+            let subscribe = try Self.subscribeRequest(request)
+            return try start(subscribe, cursor: subscribe.cursor)
         }
     }
 
-    /// A subscribe already decoded (a connection's repeated long-poll, see `RepeatedSubscribe`):
-    /// validated, authorized and answered exactly as `subscribe(_:)` would the same target.
-    func subscribe(_ subscribe: SubscribeRequest) -> RouteAction {
+    /// A subscribe already decoded (a connection's repeated long-poll, see `RepeatedSubscribe`),
+    /// from `cursor` rather than its own: validated, authorized and answered exactly as
+    /// `subscribe(_:)` would the same target.
+    func subscribe(_ subscribe: SubscribeRequest, cursor: Timetoken) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: subscribe.subscribeKey) { () throws(PubNodeError) in
-            try start(subscribe)
+            try start(subscribe, cursor: cursor)
         }
     }
 
@@ -47,8 +49,8 @@ extension Router {
         return subscribe
     }
 
-    private func start(_ subscribe: SubscribeRequest) throws(PubNodeError) -> RouteAction {
-        switch try node.subscribe(subscribe) {
+    private func start(_ subscribe: SubscribeRequest, cursor: Timetoken) throws(PubNodeError) -> RouteAction {
+        switch try node.subscribe(subscribe, cursor: cursor) {
         case .handshake(let next):
             let empty = DeliveryBatch(deliveries: [], next: next)
             return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))

@@ -4,6 +4,12 @@ extension Node {
     /// *before* the presence change, so a client subscribed with presence also receives its own
     /// join on its first long-poll.
     public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
+        try subscribe(request, cursor: request.cursor)
+    }
+
+    /// `subscribe(_:)` from `cursor` in place of the request's own: a transport that keeps a
+    /// connection's decoded request passes each poll's cursor without copying the request.
+    public func subscribe(_ request: SubscribeRequest, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
         let keyset = try servedKeyset(request.subscribeKey)
         let (broker, presence) = (keyset.broker, keyset.presence)
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
@@ -20,15 +26,15 @@ extension Node {
         let filter = try subscribeFilter(request.filter)
         guard let uuid = request.uuid else {
             if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
-            return request.cursor == .zero ? .handshake(clock.current()) : .poll(LongPoll(subscription: subscription,
-                                                                                            cursor: request.cursor, filter: filter,
-                                                                                            broker: broker, counters: keyset.counters))
+            guard cursor != .zero else { return .handshake(clock.current()) }
+            return .poll(LongPoll(subscription: subscription, cursor: cursor, filter: filter, broker: broker,
+                                  counters: keyset.counters))
         }
-        let handshake = request.cursor == .zero ? clock.current() : nil
+        let handshake = cursor == .zero ? clock.current() : nil
         try presence.heartbeat(PresenceUpdate(uuid: uuid, subscription: subscription,
                                               timeoutSeconds: request.heartbeatSeconds, state: request.state))
         if let handshake { return .handshake(handshake) }
-        return .poll(LongPoll(subscription: subscription, cursor: request.cursor, filter: filter, broker: broker,
+        return .poll(LongPoll(subscription: subscription, cursor: cursor, filter: filter, broker: broker,
                               counters: keyset.counters))
     }
 

@@ -43,13 +43,17 @@ public enum SubscribeStart: Sendable {
     case poll(LongPoll)
 }
 
-/// A validated, authorized long-poll: what it listens to and the cursor it reads after. The
-/// transport parks it with a `Waiter` of its own and answers when woken.
+/// A validated, authorized long-poll: what it listens to and the client's cursor. The transport
+/// parks it with a `Waiter` of its own and answers when woken.
+///
+/// Immutable: a poll whose filter rejected a whole batch reads on from a later cursor, which the
+/// transport keeps beside it and passes to `park(_:after:)` and `read(after:)`. (A transport that
+/// holds the long-poll in a class can then read it in place rather than copying it for each call.)
 public struct LongPoll: Sendable {
     /// What is listened to.
     public let subscription: Subscription
-    /// The client's cursor, moved past messages the filter left out (`advance(to:)`).
-    public private(set) var cursor: Timetoken
+    /// The client's cursor (`tt`).
+    public let cursor: Timetoken
     /// The subscriber's filter: messages and signals it rejects are not delivered.
     public let filter: CompiledFilter?
     let broker: any KeysetBroker
@@ -64,28 +68,33 @@ public struct LongPoll: Sendable {
         self.counters = counters
     }
 
-    /// Registers `waiter`, then reads: the messages when some are ready after the cursor (the
+    /// Registers `waiter`, then reads: the messages when some are ready after `cursor` (the
     /// waiter is unregistered again), or nil when it stays parked until woken or cancelled. With a
-    /// filter, the batch holds only what passes it (see `isFilteredOut`).
-    public func park(_ waiter: any Waiter) -> DeliveryBatch? {
+    /// filter, the batch holds only what passes it (see `isFilteredOut(_:after:)`).
+    public func park(_ waiter: any Waiter, after cursor: Timetoken) -> DeliveryBatch? {
         guard let batch = broker.park(waiter, on: subscription, after: cursor) else { return nil }
         return filtered(batch)
     }
 
-    /// What is ready after the cursor now (after a wake), filtered.
-    public func read() -> DeliveryBatch {
+    /// `park(_:after:)` from the client's cursor.
+    public func park(_ waiter: any Waiter) -> DeliveryBatch? {
+        park(waiter, after: cursor)
+    }
+
+    /// What is ready after `cursor` now (after a wake), filtered.
+    public func read(after cursor: Timetoken) -> DeliveryBatch {
         filtered(broker.read(subscription, after: cursor))
     }
 
-    /// Whether `batch` (from `park` or `read`) is empty only because the filter rejected all its
-    /// messages: the poll should `advance(to: batch.next)` and wait again rather than answer.
-    public func isFilteredOut(_ batch: DeliveryBatch) -> Bool {
-        filter != nil && batch.deliveries.isEmpty && batch.next != cursor
+    /// `read(after:)` from the client's cursor.
+    public func read() -> DeliveryBatch {
+        read(after: cursor)
     }
 
-    /// Moves the cursor past messages the filter rejected, so they are not read again.
-    public mutating func advance(to next: Timetoken) {
-        cursor = next
+    /// Whether `batch`, read after `cursor`, is empty only because the filter rejected all its
+    /// messages: the poll should wait again from `batch.next` rather than answer.
+    public func isFilteredOut(_ batch: DeliveryBatch, after cursor: Timetoken) -> Bool {
+        filter != nil && batch.deliveries.isEmpty && batch.next != cursor
     }
 
     private func filtered(_ batch: DeliveryBatch) -> DeliveryBatch {
