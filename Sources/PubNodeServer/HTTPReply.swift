@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PubNodeCore
 
 /// A complete response: status and JSON body bytes.
 public struct HTTPReply: Sendable {
@@ -24,6 +25,16 @@ public struct HTTPReply: Sendable {
     /// A reply whose body is the given JSON text.
     public static func json(_ text: String, status: HTTPResponseStatus = .ok) -> HTTPReply {
         HTTPReply(status: status, body: ByteBuffer(string: text))
+    }
+
+    /// The answer to an accepted publish: `[1,"Sent","<timetoken>"]`.
+    public static func sent(_ timetoken: Timetoken) -> HTTPReply {
+        var body = ByteBuffer()
+        body.reserveCapacity(32)
+        body.writeStaticString(HTTPResponseWriter.sentPrefix)
+        timetoken.withDecimalDigits { _ = body.writeBytes($0) }
+        body.writeStaticString(HTTPResponseWriter.sentSuffix)
+        return HTTPReply(body: body)
     }
 
     /// PubNub's object-shaped success for management calls.

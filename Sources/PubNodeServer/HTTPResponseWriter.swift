@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PubNodeCore
 
 /// Serializes a whole response (status line, headers, body) into one buffer, written with one
 /// `writeAndFlush`: the node's headers are constants, so they are kept as ready bytes instead of
@@ -17,15 +18,27 @@ enum HTTPResponseWriter {
 
     private static let okLine: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
 
-    /// The complete response bytes for `reply`.
+    /// The complete response bytes for `reply`, in a new buffer.
     /// - Parameters:
     ///   - minorVersion: the request's HTTP minor version (0 or 1), echoed in the status line.
     ///   - keepAlive: whether the connection stays open; `Connection` is set to match.
     ///   - includeBody: false for `HEAD`, which gets the headers (and length) only.
     static func serialize(_ reply: HTTPReply, minorVersion: Int, keepAlive: Bool, includeBody: Bool = true,
                           allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: capacity(forBody: reply.body.readableBytes))
+        write(reply, minorVersion: minorVersion, keepAlive: keepAlive, includeBody: includeBody, into: &buffer)
+        return buffer
+    }
+
+    /// A buffer capacity that holds a response with a body of `bodyBytes` and the node's headers.
+    static func capacity(forBody bodyBytes: Int) -> Int {
+        standardHeaders.count + bodyBytes + 96
+    }
+
+    /// Appends the complete response for `reply` to `buffer` (see `serialize`).
+    static func write(_ reply: HTTPReply, minorVersion: Int, keepAlive: Bool, includeBody: Bool,
+                      into buffer: inout ByteBuffer) {
         var body = reply.body
-        var buffer = allocator.buffer(capacity: standardHeaders.count + body.readableBytes + 96)
         if reply.status == .ok, minorVersion == 1 {
             buffer.writeBytes(okLine)
         } else {
@@ -44,15 +57,44 @@ enum HTTPResponseWriter {
         for (name, value) in reply.headers {
             buffer.writeString(name + ": " + value + "\r\n")
         }
-        buffer.writeString("Content-Length: ")
-        buffer.writeString(String(body.readableBytes))
-        if !keepAlive {
-            buffer.writeString("\r\nConnection: close")
-        } else if minorVersion == 0 {
-            buffer.writeString("\r\nConnection: keep-alive")
-        }
-        buffer.writeString("\r\n\r\n")
+        writeLength(body.readableBytes, minorVersion: minorVersion, keepAlive: keepAlive, into: &buffer)
         if includeBody { buffer.writeBuffer(&body) }
-        return buffer
+    }
+
+    /// Appends the answer to an accepted publish, `200 OK` with `[1,"Sent","<timetoken>"]`, to
+    /// `buffer`: the same bytes as `write` of `HTTPReply.sent(timetoken)`, without building the
+    /// body in a buffer of its own first (the node's most frequent answer).
+    static func writeSent(_ timetoken: Timetoken, minorVersion: Int, keepAlive: Bool, includeBody: Bool,
+                          into buffer: inout ByteBuffer) {
+        if minorVersion == 1 {
+            buffer.writeBytes(okLine)
+        } else {
+            buffer.writeStaticString("HTTP/1.0 200 OK\r\n")
+        }
+        buffer.writeBytes(standardHeaders)
+        timetoken.withDecimalDigits { digits in
+            writeLength(sentPrefix.utf8CodeUnitCount + digits.count + sentSuffix.utf8CodeUnitCount,
+                        minorVersion: minorVersion, keepAlive: keepAlive, into: &buffer)
+            guard includeBody else { return }
+            buffer.writeStaticString(sentPrefix)
+            buffer.writeBytes(digits)
+            buffer.writeStaticString(sentSuffix)
+        }
+    }
+
+    /// The body of an accepted publish's answer around its timetoken.
+    static let sentPrefix: StaticString = #"[1,"Sent",""#
+    static let sentSuffix: StaticString = #""]"#
+
+    /// `Content-Length`, `Connection` when it is not the version's default, and the blank line.
+    private static func writeLength(_ length: Int, minorVersion: Int, keepAlive: Bool, into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("Content-Length: ")
+        buffer.writeString(String(length))
+        if !keepAlive {
+            buffer.writeStaticString("\r\nConnection: close")
+        } else if minorVersion == 0 {
+            buffer.writeStaticString("\r\nConnection: keep-alive")
+        }
+        buffer.writeStaticString("\r\n\r\n")
     }
 }

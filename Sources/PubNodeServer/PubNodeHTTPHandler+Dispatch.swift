@@ -17,7 +17,7 @@ extension PubNodeHTTPHandler {
             return
         }
         if head.method == .GET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
-            act(on: router.subscribe(kept.request, cursor: cursor), context: context)
+            act(on: router.subscribe(kept.prepared, cursor: cursor), context: context)
             return
         }
         var request: PubNubRequest
@@ -37,8 +37,11 @@ extension PubNodeHTTPHandler {
             return
         }
         if let decoded = router.decodedSubscribe(request) {
-            state.lastSubscribe = RepeatedSubscribe(target: head.uri, request: decoded)
-            act(on: router.subscribe(decoded, cursor: decoded.cursor), context: context)
+            // A request that does not prepare is answered (refused) through the full path, and not kept.
+            let prepared = try? router.node.prepare(decoded)
+            state.lastSubscribe = prepared.flatMap { RepeatedSubscribe(target: head.uri, prepared: $0) }
+            act(on: prepared.map { router.subscribe($0, cursor: decoded.cursor) } ?? router.subscribe(decoded, cursor: decoded.cursor),
+                context: context)
         } else {
             act(on: router.route(request), context: context)
         }
@@ -49,6 +52,8 @@ extension PubNodeHTTPHandler {
         switch action {
         case .reply(let reply):
             write(reply, context: context)
+        case .sent(let timetoken):
+            writeSent(timetoken, context: context)
         case .poll(let longPoll):
             poll(longPoll, context: context)
         case .deferred(let start):

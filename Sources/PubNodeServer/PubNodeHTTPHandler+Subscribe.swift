@@ -23,6 +23,8 @@ extension PubNodeHTTPHandler {
         poll.deadline = context.eventLoop.now + .seconds(Int64(limits.longPollTimeoutSeconds))
         state.phase = .parked(poll)
         state.wasParked = true
+        // A parked connection is answered from its wake batch's shared buffers: it keeps no spare.
+        spareResponse = nil
         router.operations.gauges.pollParked()
     }
 

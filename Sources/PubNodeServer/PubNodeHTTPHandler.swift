@@ -31,6 +31,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var clockSlot: Int?
     /// The channel's allocator, read once (the channel's getter retains and releases on each call).
     var allocator = ByteBufferAllocator()
+    /// The last response's buffer, serialized into again once the socket has let go of it
+    /// (`responseBuffer(capacity:)`); nil while a poll is parked.
+    var spareResponse: ByteBuffer?
 
     init(router: Router) {
         self.router = router
@@ -139,7 +142,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Handles requests queued behind an answer that has just been written.
-    private func replayQueued() {
+    func replayQueued() {
         guard let context else { return }
         while !state.closing, !state.isAwaitingAnswer, !state.queued.isEmpty, context.channel.isActive {
             handle(state.queued.removeFirst(), context: context)
@@ -192,48 +195,5 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         state.phase = .discarding
         let reply = ErrorResponses.object(status: .payloadTooLarge, message: "Request body over \(limits.maxBodyBytes) bytes")
         write(reply, context: context, close: true)
-    }
-
-    /// Writes `reply` as one buffer, closes when the request or the server asks for it, and moves
-    /// on to any request queued behind it.
-    func write(_ reply: HTTPReply, context: ChannelHandlerContext, close: Bool = false) {
-        let keepAlive = !close && keepsAlive
-        recordAnswer(status: reply.status.code)
-        // Read field by field: copying the whole head would retain each of its strings.
-        let bytes = HTTPResponseWriter.serialize(reply, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                                 includeBody: state.head?.method != .HEAD,
-                                                 allocator: allocator)
-        writeSerialized(bytes, keepAlive: keepAlive, context: context)
-    }
-
-    /// Whether the answer to the current request keeps the connection open (read field by field:
-    /// no copy of the connection's state).
-    var keepsAlive: Bool { !state.draining && !state.closeAfterAnswer && (state.head?.keepAlive ?? false) }
-
-    /// Writes a complete serialized response, then closes or moves on to queued requests.
-    func writeSerialized(_ bytes: ByteBuffer, keepAlive: Bool, context: ChannelHandlerContext) {
-        // Kept alive (the common case), the write takes no promise: no future is made per response.
-        clocks.active = true
-        let done = keepAlive ? nil : context.writeAndFlush(wrapOutboundOut(bytes))
-        if keepAlive { context.writeAndFlush(wrapOutboundOut(bytes), promise: nil) }
-        var refused = false
-        if case .discarding = state.phase {
-            refused = true
-        } else {
-            state.phase = .idle
-            state.head = nil
-        }
-        if let done {
-            // The connection's last answer: nothing read after it is handled (RFC 9112 section 9.6).
-            state.closing = true
-            state.queued.removeAll()
-            clocks.arrivingSince = nil
-            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            done.assumeIsolated().whenComplete { _ in
-                if refused { handler.value.lingeringClose(context: context) } else { context.close(promise: nil) }
-            }
-        } else if !state.queued.isEmpty {
-            replayQueued()
-        }
     }
 }

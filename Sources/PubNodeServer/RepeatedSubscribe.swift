@@ -25,15 +25,18 @@ final class RepeatedSubscribe {
     let target: String
     /// The byte offsets of the `tt` value within `target`.
     let cursorValue: Range<Int>
-    /// The decoded request (its cursor is replaced on every match).
-    let request: SubscribeRequest
+    /// The decoded request, its names validated (its cursor is replaced on every match).
+    let prepared: PreparedSubscribe
 
-    /// Keeps `request`, decoded from `target`, when the target qualifies; nil otherwise.
-    init?(target: String, request: SubscribeRequest) {
-        guard request.signature == nil, let found = Self.cursor(in: target) else { return nil }
+    /// The decoded request.
+    var request: SubscribeRequest { prepared.request }
+
+    /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
+    init?(target: String, prepared: PreparedSubscribe) {
+        guard prepared.request.signature == nil, let found = Self.cursor(in: target) else { return nil }
         self.target = target
         self.cursorValue = found.value
-        self.request = request
+        self.prepared = prepared
     }
 
     /// The kept request with the cursor of `target`, when `target` is the kept one with only its
@@ -47,7 +50,7 @@ final class RepeatedSubscribe {
 
     /// The cursor of `target` when `target` is the kept one with only its `tt` value changed (and
     /// that value is a plain timetoken); nil otherwise. The connection then subscribes with the
-    /// kept `request` and this cursor, without copying the request.
+    /// kept `prepared` and this cursor, without copying or validating the request again.
     func cursor(repeatedBy target: String) -> Timetoken? {
         let kept = cursorValue
         // Strings read off the wire are native, so contiguous; a foreign one is simply not matched.

@@ -32,6 +32,7 @@ extension Router {
                     acceptance.whenDone { outcome in
                         switch outcome.map(Self.answer) {
                         case .success(.reply(let sent)): reply(sent)
+                        case .success(.sent(let timetoken)): reply(.sent(timetoken))
                         case .success(.deferred(let start)): start(reply)
                         case .success(.poll): break
                         case .failure(let error): reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
@@ -49,6 +50,7 @@ extension Router {
                             let result = try await node.complete(pending, executor: executor)
                             switch Self.answer(result) {
                             case .reply(let sent): reply(sent)
+                            case .sent(let timetoken): reply(.sent(timetoken))
                             case .deferred(let start): start(reply)
                             case .poll: break
                             }
@@ -61,16 +63,11 @@ extension Router {
         }
     }
 
-    /// The answer to an accepted publish: `[1,"Sent","<tt>"]` at once, or, in strict history
-    /// mode, once the history commit is done.
+    /// The answer to an accepted publish: `[1,"Sent","<tt>"]` at once (`sent`), or, in strict
+    /// history mode, once the history commit is done.
     static func answer(_ result: Node.PublishResult) -> RouteAction {
-        var body = ByteBuffer()
-        body.reserveCapacity(32)
-        body.writeStaticString(#"[1,"Sent",""#)
-        result.timetoken.withDecimalDigits { _ = body.writeBytes($0) }
-        body.writeStaticString(#""]"#)
-        let sent = HTTPReply(body: body)
-        guard let commit = result.commit else { return .reply(sent) }
+        guard let commit = result.commit else { return .sent(result.timetoken) }
+        let sent = HTTPReply.sent(result.timetoken)
         // Strict history mode: delivered live at once, acknowledged once durable (or refused if
         // the commit failed: delivered, but not stored).
         let timetoken = result.timetoken

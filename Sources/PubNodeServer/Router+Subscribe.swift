@@ -6,17 +6,24 @@ extension Router {
     /// `state` and `filter-expr`.
     func subscribe(_ request: PubNubRequest) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: request.segments[2]) { () throws(PubNodeError) in
-            let subscribe = try Self.subscribeRequest(request)
-            return try start(subscribe, cursor: subscribe.cursor)
+            try start(node.subscribe(Self.subscribeRequest(request)))
         }
     }
 
-    /// A subscribe already decoded (a connection's repeated long-poll, see `RepeatedSubscribe`),
-    /// from `cursor` rather than its own: validated, authorized and answered exactly as
-    /// `subscribe(_:)` would the same target.
+    /// A subscribe already decoded, from `cursor` rather than its own: validated, authorized and
+    /// answered exactly as `subscribe(_:)` would the same target.
     func subscribe(_ subscribe: SubscribeRequest, cursor: Timetoken) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: subscribe.subscribeKey) { () throws(PubNodeError) in
-            try start(subscribe, cursor: cursor)
+            try start(node.subscribe(subscribe, cursor: cursor))
+        }
+    }
+
+    /// A subscribe already decoded and prepared (a connection's repeated long-poll, see
+    /// `RepeatedSubscribe`), from `cursor`: authorized and answered exactly as `subscribe(_:)`
+    /// would the same target.
+    func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) -> RouteAction {
+        answering(.object(service: "Subscribe"), keyset: prepared.request.subscribeKey) { () throws(PubNodeError) in
+            try start(node.subscribe(prepared, cursor: cursor))
         }
     }
 
@@ -49,8 +56,8 @@ extension Router {
         return subscribe
     }
 
-    private func start(_ subscribe: SubscribeRequest, cursor: Timetoken) throws(PubNodeError) -> RouteAction {
-        switch try node.subscribe(subscribe, cursor: cursor) {
+    private func start(_ subscribe: SubscribeStart) -> RouteAction {
+        switch subscribe {
         case .handshake(let next):
             let empty = DeliveryBatch(deliveries: [], next: next)
             return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))

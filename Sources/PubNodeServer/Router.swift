@@ -6,6 +6,9 @@ import PubNodeCore
 public enum RouteAction: Sendable {
     /// Answer at once.
     case reply(HTTPReply)
+    /// Answer at once that a publish was accepted with this timetoken: `HTTPReply.sent`, which the
+    /// transport writes without building its body first.
+    case sent(Timetoken)
     /// A long-poll: answer at once when messages are ready after its cursor, else park it.
     case poll(LongPoll)
     /// Answer later: `start` runs once and calls its argument exactly once, on any thread (a

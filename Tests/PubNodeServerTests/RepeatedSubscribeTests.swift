@@ -13,7 +13,7 @@ final class RepeatedSubscribeTests: XCTestCase {
 
     private func kept(_ target: String) throws -> RepeatedSubscribe {
         let request = try PubNubRequest(method: .GET, uri: target)
-        return try XCTUnwrap(RepeatedSubscribe(target: target, request: try Router.subscribeRequest(request)))
+        return try XCTUnwrap(RepeatedSubscribe(target: target, prepared: try Node().prepare(Router.subscribeRequest(request))))
     }
 
     func testOnlyTheCursorMayChange() throws {
@@ -47,7 +47,7 @@ final class RepeatedSubscribeTests: XCTestCase {
         }
         let signed = "/v2/subscribe/demo/a/0?tt=1&timestamp=1&signature=v2.abc"
         let request = try Router.subscribeRequest(try PubNubRequest(method: .GET, uri: signed))
-        XCTAssertNil(RepeatedSubscribe(target: signed, request: request))
+        XCTAssertNil(RepeatedSubscribe(target: signed, prepared: try Node().prepare(request)))
     }
 
     func testRepeatedPollsOnOneConnectionDeliverEveryMessageInOrder() throws {

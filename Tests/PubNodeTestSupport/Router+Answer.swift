@@ -7,6 +7,7 @@ extension Router {
     public func answer(_ request: PubNubRequest) async -> HTTPReply? {
         switch route(request) {
         case .reply(let reply): return reply
+        case .sent(let timetoken): return .sent(timetoken)
         case .poll: return nil
         case .deferred(let start):
             return await withCheckedContinuation { continuation in start { continuation.resume(returning: $0) } }
@@ -18,6 +19,7 @@ extension Router {
     public func answerWaiting(_ request: PubNubRequest, seconds: Int = 10) -> HTTPReply? {
         switch route(request) {
         case .reply(let reply): return reply
+        case .sent(let timetoken): return .sent(timetoken)
         case .poll: return nil
         case .deferred(let start):
             let answer = Mutex<HTTPReply?>(nil)

@@ -7,11 +7,23 @@ extension Node {
         try subscribe(request, cursor: request.cursor)
     }
 
-    /// `subscribe(_:)` from `cursor` in place of the request's own: a transport that keeps a
-    /// connection's decoded request passes each poll's cursor without copying the request.
+    /// `subscribe(_:)` from `cursor` in place of the request's own.
     public func subscribe(_ request: SubscribeRequest, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
         let keyset = try servedKeyset(request.subscribeKey)
-        let (broker, presence) = (keyset.broker, keyset.presence)
+        return try subscribe(prepare(request), cursor: cursor, on: keyset)
+    }
+
+    /// A subscribe prepared before (`prepare(_:)`), from `cursor`: the keyset is looked up and the
+    /// request authorized and answered exactly as `subscribe(_:cursor:)` would the same request.
+    /// A transport that keeps a connection's prepared subscribe passes each poll's cursor, so the
+    /// names are not validated again on every poll.
+    public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
+        try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey))
+    }
+
+    /// Validates what in a subscribe depends on the request alone (its names against the node's
+    /// limits, which are constant, and its filter): the same request always prepares the same way.
+    public func prepare(_ request: SubscribeRequest) throws(PubNodeError) -> PreparedSubscribe {
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
             throw .invalidParameter("subscribe needs at least one channel or channel group")
         }
@@ -21,7 +33,14 @@ extension Node {
         for channel in subscription.channels { resources.append(.init(.channel, channel, .read)) }
         for wildcard in subscription.wildcards { resources.append(.init(.channel, wildcard.pattern, .read)) }
         for group in subscription.groups { resources.append(.init(.group, group, .read)) }
-        try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: resources,
+        return PreparedSubscribe(request: request, subscription: subscription, resources: resources)
+    }
+
+    private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken,
+                           on keyset: ServedKeyset) throws(PubNodeError) -> SubscribeStart {
+        let request = prepared.request, subscription = prepared.subscription
+        let (broker, presence) = (keyset.broker, keyset.presence)
+        try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: prepared.resources,
                                     uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
         let filter = try subscribeFilter(request.filter)
         guard let uuid = request.uuid else {

@@ -35,6 +35,18 @@ public struct SubscribeRequest: Sendable {
     }
 }
 
+/// A subscribe request with its names validated (`Node.prepare(_:)`): what a transport keeps for a
+/// connection whose polls repeat the same request with a new cursor. It holds no authorization:
+/// `Node.subscribe(_:cursor:)` authorizes every poll.
+public struct PreparedSubscribe: Sendable {
+    /// The request as decoded (its own cursor is not used: each poll gives one).
+    public let request: SubscribeRequest
+    /// What it listens to.
+    let subscription: Subscription
+    /// What it needs read access to.
+    let resources: [AccessRequest.Resource]
+}
+
 /// How a subscribe goes on after `Node.subscribe`.
 public enum SubscribeStart: Sendable {
     /// A handshake (`tt=0`): answer at once with no messages and this cursor.
