@@ -43,6 +43,7 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
     /// Calls `body` with the decimal digits of the tick count as bytes, without building a string
     /// (a timetoken's 17 digits would not fit a string's inline storage).
+    @inlinable
     public func withDecimalDigits<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var value = rawValue
