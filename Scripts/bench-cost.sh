@@ -11,8 +11,13 @@
 #   publish  CONNECTIONS keep-alive connections publishing PAYLOAD-byte messages for DURATION s;
 #            CPU per accepted publish.
 #
+# With SERVER=nchan the same workloads run against Nchan (nginx with one worker, Deploy/nchan),
+# timing the worker's CPU and counting what the load tool counted (deliveries, accepted
+# publishes), so both servers' steady-state costs can be set side by side.
+#
 # Usage: Scripts/bench-cost.sh fanout|publish [--no-build]
-# Environment (defaults in brackets): SCRATCH [.build], PUBNODE_BIN [release build], SUBS [1000],
+# Environment (defaults in brackets): SERVER [pubnode; or nchan], SCRATCH [.build],
+#   PUBNODE_BIN [release build], SUBS [1000],
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16],
 #   PUBNODE_ARGS [--event-loop-threads 1], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window].
@@ -31,9 +36,12 @@ done
 BIN=${PUBNODE_BIN:-$SCRATCH/release/pubnode}
 LOAD=$SCRATCH/release/pubnode-load
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pubnode-cost.XXXXXX")
-NODE_PID=""
+chmod 755 "$WORK"   # nginx workers run as an unprivileged user and need to reach their temp dirs
+SERVER=${SERVER:-pubnode}
+SERVER_PID=""   # what is started and stopped (nginx: its master)
+NODE_PID=""     # whose CPU is timed (nginx: its one worker)
 cleanup() {
-    if [[ -n "$NODE_PID" ]]; then kill "$NODE_PID" 2>/dev/null || true; wait "$NODE_PID" 2>/dev/null || true; fi
+    if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -41,14 +49,36 @@ ulimit -n 65536 2>/dev/null || true
 log() { echo "bench-cost: $*" >&2; }
 
 PORT=$(free_port) METRICS_PORT=$(free_port)
-# shellcheck disable=SC2086
-"$BIN" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" \
-    --history-enabled false --log-level error ${PUBNODE_ARGS:---event-loop-threads 1} >"$WORK/node.log" 2>&1 &
-NODE_PID=$!
-for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1 && break; sleep 0.1; done
+if [[ "$SERVER" == nchan ]]; then
+    mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
+    sed "s/127\.0\.0\.1:9080/127.0.0.1:$PORT/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
+    nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
+        -g "daemon off; worker_processes 1; worker_rlimit_nofile $(ulimit -n); pid $WORK/nginx/nginx.pid;" \
+        >"$WORK/node.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 300); do curl -s "http://127.0.0.1:$PORT/pub?id=cost-probe" >/dev/null 2>&1 && break; sleep 0.1; done
+    NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)
+else
+    # shellcheck disable=SC2086
+    "$BIN" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" \
+        --history-enabled false --log-level error ${PUBNODE_ARGS:---event-loop-threads 1} >"$WORK/node.log" 2>&1 &
+    SERVER_PID=$!
+    NODE_PID=$SERVER_PID
+    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1 && break; sleep 0.1; done
+fi
 
 metric() {  # metric NAME: summed value of a series from the metrics port
     curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $2 } END { printf "%.0f", s }'
+}
+parked() {  # long-polls the server holds on the fan-out channel
+    if [[ "$SERVER" == nchan ]]; then
+        curl -s "http://127.0.0.1:$PORT/pub?id=cost-fan" | awk '/^active subscribers:/ { n = $3 } END { print n + 0 }'
+    else
+        metric pubnode_parked_polls
+    fi
+}
+counted() {  # counted METRIC FIELD: the node's metric for PubNode; what the load tool counted for Nchan
+    if [[ "$SERVER" == nchan ]]; then echo 0; else metric "$1"; fi
 }
 PERF_PID=""
 profile() { [[ -z "${PERF_DATA:-}" ]] || { perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!; }; }
@@ -57,25 +87,27 @@ ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$NODE_PID/stat"; }
 
 case "$MODE" in
 fanout)
-    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
+    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$SERVER" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
         --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan >"$WORK/load.json" 2>&1 &
     load=$!
-    until [[ $(metric pubnode_parked_polls) -ge $SUBS ]]; do
+    until [[ $(parked) -ge $SUBS ]]; do
         kill -0 "$NODE_PID" 2>/dev/null || { cat "$WORK/node.log" >&2; exit 1; }
         sleep 0.2
     done
-    before=$(metric pubnode_messages_delivered_total); profile; t0=$(ticks)
+    before=$(counted pubnode_messages_delivered_total); profile; t0=$(ticks)
     wait "$load"
-    t1=$(ticks); unprofile; units=$(( $(metric pubnode_messages_delivered_total) - before ))
+    t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
+    [[ "$SERVER" == nchan ]] && units=$(result_field "$WORK/load.json" delivered)
     unit="delivery"
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
     ;;
 publish)
-    before=$(metric pubnode_messages_published_total); profile; t0=$(ticks)
-    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --json --threads 1 --connections "$CONNECTIONS" \
+    before=$(counted pubnode_messages_published_total); profile; t0=$(ticks)
+    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$SERVER" --json --threads 1 --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" >"$WORK/load.json" 2>&1
-    t1=$(ticks); unprofile; units=$(( $(metric pubnode_messages_published_total) - before ))
+    t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
+    [[ "$SERVER" == nchan ]] && units=$(result_field "$WORK/load.json" requests)
     unit="publish"
     log "$(result_field "$WORK/load.json" requests_per_s) requests/s"
     ;;

@@ -24,7 +24,7 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// Where it reads from: the client's cursor, moved past batches its filter rejected whole.
     /// Event loop only.
     var cursor: Timetoken
-    /// When it is answered with its unchanged cursor (the long-poll timeout after it parked); set
+    /// When it is answered with no messages and its `cursor` (the long-poll timeout after it parked); set
     /// when it parks. Event loop only.
     var deadline = NIODeadline.distantFuture
 

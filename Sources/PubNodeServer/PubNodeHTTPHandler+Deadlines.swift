@@ -64,6 +64,8 @@ extension PubNodeHTTPHandler {
             return
         }
         clocks.quietChecks += 1
+        // Quiet since the last check: its spare response buffer is let go until it answers again.
+        spareResponse = nil
         if let clock = wakeQueue?.clock, clocks.quietChecks >= clock.quietChecksBeforeClose, !state.isAwaitingAnswer {
             // Silent for longer than a long-poll lasts: a stalled or abandoned connection.
             context.close(promise: nil)

@@ -40,8 +40,8 @@ extension PubNodeHTTPHandler {
             // A request that does not prepare is answered (refused) through the full path, and not kept.
             let prepared = try? router.node.prepare(decoded)
             state.lastSubscribe = prepared.flatMap { RepeatedSubscribe(target: head.uri, prepared: $0) }
-            act(on: prepared.map { router.subscribe($0, cursor: decoded.cursor) } ?? router.subscribe(decoded, cursor: decoded.cursor),
-                context: context)
+            let action = prepared.map { router.subscribe($0, cursor: decoded.cursor) }
+            act(on: action ?? router.subscribe(decoded, cursor: decoded.cursor), context: context)
         } else {
             act(on: router.route(request), context: context)
         }

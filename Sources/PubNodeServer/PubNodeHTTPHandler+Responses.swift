@@ -29,8 +29,9 @@ extension PubNodeHTTPHandler {
     /// no copy of the connection's state).
     var keepsAlive: Bool { !state.draining && !state.closeAfterAnswer && (state.head?.keepAlive ?? false) }
 
-    /// Most bytes a spare response buffer may hold on to: a large answer's buffer is let go.
-    static let maxSpareResponseBytes = 4096
+    /// Most bytes a spare response buffer may hold on to: a large answer's buffer is let go (a
+    /// publish's answer takes about 400).
+    static let maxSpareResponseBytes = 1024
 
     /// An empty buffer for the next response: the last response's, when the socket has written
     /// and released it (its storage is then unique again and is reused without an allocation), or

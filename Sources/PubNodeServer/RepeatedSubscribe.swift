@@ -9,10 +9,11 @@ import PubNodeCore
 ///
 /// A subscriber's polls differ only in their cursor (`tt`): the same keyset, channels, groups,
 /// uuid, heartbeat, state, token and filter come back each time. When a new request's target is
-/// the kept one with another `tt` value, the kept `SubscribeRequest` is used with the new cursor
-/// instead of splitting, percent-decoding and routing the target again. Everything that is not
-/// decoding still runs per poll: `Node.subscribe` validates, authorizes (a revoked token is refused
-/// on the next poll) and refreshes presence.
+/// the kept one with another `tt` value, the kept `PreparedSubscribe` is used with the new cursor
+/// instead of splitting, percent-decoding, routing and validating the names again (they depend on
+/// the request and the node's constant limits alone). The rest still runs per poll:
+/// `Node.subscribe(_:cursor:)` looks up the keyset, authorizes (a revoked token is refused on the
+/// next poll), compiles the filter (from its cache) and refreshes presence.
 ///
 /// Only targets read without ambiguity are kept: exactly one `tt` parameter, written in plain
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).
@@ -25,7 +26,7 @@ final class RepeatedSubscribe {
     let target: String
     /// The byte offsets of the `tt` value within `target`.
     let cursorValue: Range<Int>
-    /// The decoded request, its names validated (its cursor is replaced on every match).
+    /// The decoded request, its names validated (each poll passes its own cursor beside it).
     let prepared: PreparedSubscribe
 
     /// The decoded request.
@@ -37,15 +38,6 @@ final class RepeatedSubscribe {
         self.target = target
         self.cursorValue = found.value
         self.prepared = prepared
-    }
-
-    /// The kept request with the cursor of `target`, when `target` is the kept one with only its
-    /// `tt` value changed (and that value is a plain timetoken); nil otherwise.
-    func request(repeatedBy target: String) -> SubscribeRequest? {
-        guard let cursor = cursor(repeatedBy: target) else { return nil }
-        var request = self.request
-        request.cursor = cursor
-        return request
     }
 
     /// The cursor of `target` when `target` is the kept one with only its `tt` value changed (and

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOEmbedded
 import PubNodeCore
 import XCTest
@@ -71,6 +72,20 @@ final class FilterEndpointTests: XCTestCase {
         let response = try XCTUnwrap(subscriber.response())
         XCTAssertEqual(response.json["m"], .array([]))
         XCTAssertEqual(response.json["t"]?["t"]?.stringValue, rejected)
+    }
+
+    func testADrainedFilteredPollAnswersWithTheCursorPastRejectedMessages() throws {
+        let node = EmbeddedNode()
+        let filter = "&filter-expr=" + encoded("meta.lang == 'en'")
+        let cursor = try node.handshake("q", query: filter)
+        let subscriber = try node.connect()
+        try subscriber.send("GET /v2/subscribe/demo/q/0?tt=\(cursor)\(filter) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let rejected = try publish(node, "q", #""no""#, lang: "fr")
+        XCTAssertNil(try subscriber.response())
+        subscriber.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        let response = try XCTUnwrap(subscriber.response())
+        XCTAssertEqual(response.json["m"], .array([]))
+        XCTAssertEqual(response.json["t"]?["t"]?.stringValue, rejected, "the moved cursor, not the client's")
     }
 
     func testPollsWithDifferentFiltersWokenTogetherDoNotShareAnswers() throws {

@@ -18,12 +18,12 @@ final class RepeatedSubscribeTests: XCTestCase {
 
     func testOnlyTheCursorMayChange() throws {
         let repeated = try kept(base)
-        let next = try XCTUnwrap(repeated.request(repeatedBy: base.replacingOccurrences(of: "tt=100", with: "tt=17000000000000001")))
-        XCTAssertEqual(next.cursor, Timetoken(17_000_000_000_000_001))
-        XCTAssertEqual(next.channels, ["a", "b"])
-        XCTAssertEqual(next.uuid, "u")
-        XCTAssertEqual(next.filter, "x == 1")
-        XCTAssertEqual(repeated.request(repeatedBy: base)?.cursor, Timetoken(100))
+        let next = base.replacingOccurrences(of: "tt=100", with: "tt=17000000000000001")
+        XCTAssertEqual(repeated.cursor(repeatedBy: next), Timetoken(17_000_000_000_000_001))
+        XCTAssertEqual(repeated.request.channels, ["a", "b"])
+        XCTAssertEqual(repeated.request.uuid, "u")
+        XCTAssertEqual(repeated.request.filter, "x == 1")
+        XCTAssertEqual(repeated.cursor(repeatedBy: base), Timetoken(100))
         for other in [
             base.replacingOccurrences(of: "a,b", with: "a,c"),             // another channel
             base.replacingOccurrences(of: "uuid=u", with: "uuid=v"),       // another uuid
@@ -36,7 +36,7 @@ final class RepeatedSubscribeTests: XCTestCase {
             base.replacingOccurrences(of: "tt=100", with: "tt=5&tt=6"),    // a second cursor
             "/publish/demo/demo/0/a/0/1?uuid=u&tt=100&tr=1",
         ] {
-            XCTAssertNil(repeated.request(repeatedBy: other), other)
+            XCTAssertNil(repeated.cursor(repeatedBy: other), other)
         }
     }
 
@@ -117,5 +117,31 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(refused.status, expected.status)
         XCTAssertEqual(refused.json["error"], .bool(true))
         XCTAssertEqual(refused.json["message"], expected.json["message"])
+    }
+
+    func testARepeatedPollOnADeletedKeysetIsRefusedAsAFreshOne() async throws {
+        let node = EmbeddedNode(adminToken: "admin")
+        let spec = KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)
+        _ = try await node.node.administerKeysets(KeysetAdminRequest(action: .create(spec), credential: "admin"))
+        let connection = try node.connect()
+        try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try node.get("/publish/pub-t/sub-t/0/room/0/1")
+        connection.runLoop()
+        let next = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
+        XCTAssertNotNil(handler.state.lastSubscribe, "the poll is kept")
+
+        _ = try await node.node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "sub-t"), credential: "admin"))
+        let poll = "GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n"
+        try connection.send(poll)
+        let refused = try XCTUnwrap(try connection.response())
+        let fresh = try node.connect()
+        try fresh.send(poll)
+        let expected = try XCTUnwrap(try fresh.response())
+        XCTAssertEqual(refused.status, expected.status)
+        XCTAssertNotEqual(refused.status, 200)
+        XCTAssertEqual(refused.text, expected.text)
     }
 }

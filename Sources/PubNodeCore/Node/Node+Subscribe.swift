@@ -22,7 +22,8 @@ extension Node {
     }
 
     /// Validates what in a subscribe depends on the request alone (its names against the node's
-    /// limits, which are constant, and its filter): the same request always prepares the same way.
+    /// limits, which are constant): the same request always prepares the same way. The filter is
+    /// compiled per poll, after authorization, as a fresh request's would be.
     public func prepare(_ request: SubscribeRequest) throws(PubNodeError) -> PreparedSubscribe {
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
             throw .invalidParameter("subscribe needs at least one channel or channel group")
