@@ -113,5 +113,6 @@ publish)
     ;;
 *) echo "unknown scenario: $MODE" >&2; exit 2 ;;
 esac
-python3 -c "import sys; t, u, hz = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]); print(f'$MODE: {t / hz:.2f} s CPU over {u:,} × $unit: {t / hz / max(u, 1) * 1e6:.2f} µs per $unit')" \
-    "$((t1 - t0))" "$units" "$(getconf CLK_TCK)"
+client=$(result_field "$WORK/load.json" client_cpu_s)
+python3 -c "import sys; t, u, hz, c = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4] or 0); print(f'$MODE: {t / hz:.2f} s CPU over {u:,} × $unit: {t / hz / max(u, 1) * 1e6:.2f} µs per $unit (load tool: {c / max(u, 1) * 1e6:.2f} µs)')" \
+    "$((t1 - t0))" "$units" "$(getconf CLK_TCK)" "$client"

@@ -9,12 +9,19 @@ enum HTTPResponseWriter {
     /// Headers every response carries: JSON type, no caching, CORS for browser SDKs.
     static let standardHeaders: [UInt8] = Array(("Content-Type: application/json; charset=UTF-8\r\n" + commonHeaders).utf8)
 
-    /// Headers every response carries whatever its type.
+    /// Headers every response carries whatever its type. A browser reads only
+    /// `Access-Control-Allow-Origin` on an actual response; the methods and headers it may use
+    /// are the preflight's answer (`preflightHeaders`), so they are not repeated on every response.
     private static let commonHeaders =
         "Cache-Control: no-cache\r\n"
             + "Access-Control-Allow-Origin: *\r\n"
-            + "Access-Control-Allow-Methods: GET, POST, DELETE, OPTIONS\r\n"
-            + "Access-Control-Allow-Headers: Origin, X-Requested-With, Content-Type, Accept, Content-Encoding\r\n"
+
+    /// What a CORS preflight (`OPTIONS`) is answered with besides the common headers.
+    static let preflightHeaders: [(String, String)] = [
+        ("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS"),
+        ("Access-Control-Allow-Headers", "Origin, X-Requested-With, Content-Type, Accept, Content-Encoding, Authorization, If-Match"),
+        ("Access-Control-Max-Age", "86400"),
+    ]
 
     private static let okLine: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
 

@@ -53,7 +53,9 @@ public struct Router: Sendable {
         if metricsListener { return routeMetricsListener(request) }
         switch (request.method, s.first ?? "") {
         case (.OPTIONS, _):
-            return .reply(.json("{}"))
+            var preflight = HTTPReply.json("{}")
+            preflight.headers = HTTPResponseWriter.preflightHeaders
+            return .reply(preflight)
         case (.GET, "time") where s.count == 2:
             return .reply(.json("[\(node.time())]"))
         case (.GET, "publish") where s.count == 7, (.POST, "publish") where s.count == 6 || s.count == 7:

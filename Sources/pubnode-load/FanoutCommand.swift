@@ -92,6 +92,7 @@ struct FanoutCommand: AsyncParsableCommand {
             loop: runtime.loop(for: subscribers)
         )
         let publishStart = MonotonicClock.now()
+        let cpuStart = ProcessCPU.seconds()
         let allowed = publishTimeout ?? (Double(messages * intervalMs) / 1000 + 60)
         let watchdog = Task {
             try await Task.sleep(for: .nanoseconds(Int64(Waiting.nanos(seconds: allowed))))
@@ -105,6 +106,7 @@ struct FanoutCommand: AsyncParsableCommand {
         if timedOut { Console.note("fanout: publishing took longer than \(allowed) s; run cut short") }
         let expected = subscribers * messages
         let complete = await Waiting.until(timeout: timedOut ? 0 : grace) { progress.delivered >= expected }
+        let clientCPU = ProcessCPU.seconds() - cpuStart
         await fleet.stop(task)
         let delivery = LatencySummary(samples: await fleet.latencies())
         let publishRTT = LatencySummary(samples: await runtime.collect([publisher]) { $0.latencies }.flatMap { $0 })
@@ -123,6 +125,9 @@ struct FanoutCommand: AsyncParsableCommand {
         record.add("publish_seconds", publishSeconds, decimals: 2)
         record.add("expected", expected)
         record.add("delivered", progress.delivered)
+        // The tool's own CPU from the first publish to the last delivery (its cost per delivery
+        // is client_cpu_s / delivered).
+        record.add("client_cpu_s", clientCPU, decimals: 3)
         record.add("delivered_ratio", expected > 0 ? Double(progress.delivered) / Double(expected) : 0, decimals: 4)
         record.add("complete", complete ? "yes" : "no")
         record.add("publish_timed_out", timedOut ? "yes" : "no")

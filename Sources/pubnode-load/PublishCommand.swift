@@ -53,6 +53,7 @@ struct PublishCommand: AsyncParsableCommand {
         let message = "\"" + String(repeating: "x", count: payloadSize - 2) + "\""
         let requests = (0..<channels).map { factory.publish(channel: "\(channelPrefix)\($0)", message: message) }
         let start = MonotonicClock.now()
+        let cpuStart = ProcessCPU.seconds()
         let measureFrom = start + Waiting.nanos(seconds: warmup)
         let measureUntil = measureFrom + Waiting.nanos(seconds: duration)
         let workers = (0..<connections).map { index in
@@ -74,13 +75,14 @@ struct PublishCommand: AsyncParsableCommand {
         }
         watchdog.cancel()
         runtime.stop()
+        let clientCPU = ProcessCPU.seconds() - cpuStart
         let stats = await runtime.collect(workers) { $0.stats }
         await runtime.shutdown()
-        report(stats: stats, errorLog: errorLog, reconnects: runtime.reconnects)
+        report(stats: stats, errorLog: errorLog, reconnects: runtime.reconnects, clientCPU: clientCPU)
     }
 
     /// Merges per-connection statistics and prints them.
-    private func report(stats: [PublishStats], errorLog: ErrorLog, reconnects: Int) {
+    private func report(stats: [PublishStats], errorLog: ErrorLog, reconnects: Int, clientCPU: Double) {
         let accepted = stats.reduce(0) { $0 + $1.accepted }
         let errors = stats.reduce(0) { $0 + $1.errors }
         let latency = LatencySummary(samples: stats.flatMap(\.latencies))
@@ -94,6 +96,8 @@ struct PublishCommand: AsyncParsableCommand {
         record.add("channels", channels)
         record.add("requests", accepted)
         record.add("requests_per_s", Double(accepted) / duration, decimals: 1)
+        // The tool's own CPU over the whole run, warm-up included.
+        record.add("client_cpu_s", clientCPU, decimals: 3)
         record.add("errors", errors)
         record.add("reconnects", reconnects)
         record.add(latency: latency, prefix: "latency")

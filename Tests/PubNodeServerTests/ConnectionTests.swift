@@ -13,7 +13,9 @@ final class ConnectionTests: XCTestCase {
         let preflight = try XCTUnwrap(connection.response())
         XCTAssertEqual(preflight.status, 200)
         XCTAssertEqual(preflight.headers["access-control-allow-origin"], "*")
-        XCTAssertNotNil(preflight.headers["access-control-allow-methods"])
+        XCTAssertEqual(preflight.headers["access-control-allow-methods"], "GET, POST, PATCH, DELETE, OPTIONS")
+        XCTAssertEqual(preflight.headers["access-control-allow-headers"]?.contains("Authorization"), true)
+        XCTAssertNil(response.headers["access-control-allow-methods"], "only a preflight answers which methods may be used")
     }
 
     func testKeepAliveServesSeveralRequestsOnOneConnection() throws {
