@@ -58,16 +58,24 @@ final class FilterEndpointTests: XCTestCase {
         XCTAssertEqual(response.json["t"]?["t"]?.stringValue, match)
     }
 
+    /// Parks an English-only poll on `channel`, then publishes a French message it rejects: the
+    /// poll stays parked with its cursor moved past it. Returns the poll's connection and the
+    /// rejected message's timetoken.
+    private func parkPastARejectedMessage(_ node: EmbeddedNode, _ channel: String) throws -> (Connection, String) {
+        let filter = "&filter-expr=" + encoded("meta.lang == 'en'")
+        let cursor = try node.handshake(channel, query: filter)
+        let subscriber = try node.connect()
+        try subscriber.send("GET /v2/subscribe/demo/\(channel)/0?tt=\(cursor)\(filter) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let rejected = try publish(node, channel, #""no""#, lang: "fr")
+        XCTAssertNil(try subscriber.response())
+        return (subscriber, rejected)
+    }
+
     func testATimedOutFilteredPollAnswersWithTheCursorPastRejectedMessages() throws {
         var limits = Limits()
         limits.longPollTimeoutSeconds = 5
         let node = EmbeddedNode(limits: limits)
-        let filter = "&filter-expr=" + encoded("meta.lang == 'en'")
-        let cursor = try node.handshake("t", query: filter)
-        let subscriber = try node.connect()
-        try subscriber.send("GET /v2/subscribe/demo/t/0?tt=\(cursor)\(filter) HTTP/1.1\r\nHost: x\r\n\r\n")
-        let rejected = try publish(node, "t", #""no""#, lang: "fr")
-        XCTAssertNil(try subscriber.response())
+        let (subscriber, rejected) = try parkPastARejectedMessage(node, "t")
         subscriber.channel.embeddedEventLoop.advanceTime(by: .seconds(5))
         let response = try XCTUnwrap(subscriber.response())
         XCTAssertEqual(response.json["m"], .array([]))
@@ -75,13 +83,7 @@ final class FilterEndpointTests: XCTestCase {
     }
 
     func testADrainedFilteredPollAnswersWithTheCursorPastRejectedMessages() throws {
-        let node = EmbeddedNode()
-        let filter = "&filter-expr=" + encoded("meta.lang == 'en'")
-        let cursor = try node.handshake("q", query: filter)
-        let subscriber = try node.connect()
-        try subscriber.send("GET /v2/subscribe/demo/q/0?tt=\(cursor)\(filter) HTTP/1.1\r\nHost: x\r\n\r\n")
-        let rejected = try publish(node, "q", #""no""#, lang: "fr")
-        XCTAssertNil(try subscriber.response())
+        let (subscriber, rejected) = try parkPastARejectedMessage(EmbeddedNode(), "q")
         subscriber.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         let response = try XCTUnwrap(subscriber.response())
         XCTAssertEqual(response.json["m"], .array([]))
