@@ -36,12 +36,10 @@ extension PubNodeHTTPHandler {
             write(ErrorResponses.reply(error, shape: shape, timetoken: router.node.time()), context: context)
             return
         }
-        if let decoded = router.decodedSubscribe(request) {
-            // A request that does not prepare is answered (refused) through the full path, and not kept.
-            let prepared = try? router.node.prepare(decoded)
-            state.lastSubscribe = prepared.flatMap { RepeatedSubscribe(target: head.uri, prepared: $0) }
-            let action = prepared.map { router.subscribe($0, cursor: decoded.cursor) }
-            act(on: action ?? router.subscribe(decoded, cursor: decoded.cursor), context: context)
+        // A subscribe that does not decode or prepare is answered (refused) by the router, and not kept.
+        if let decoded = router.decodedSubscribe(request), let prepared = try? router.node.prepare(decoded) {
+            state.lastSubscribe = RepeatedSubscribe(target: head.uri, prepared: prepared)
+            act(on: router.subscribe(prepared, cursor: decoded.cursor), context: context)
         } else {
             act(on: router.route(request), context: context)
         }

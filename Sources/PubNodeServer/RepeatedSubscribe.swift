@@ -29,9 +29,6 @@ final class RepeatedSubscribe {
     /// The decoded request, its names validated (each poll passes its own cursor beside it).
     let prepared: PreparedSubscribe
 
-    /// The decoded request.
-    var request: SubscribeRequest { prepared.request }
-
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {
         guard prepared.request.signature == nil, let found = Self.cursor(in: target) else { return nil }

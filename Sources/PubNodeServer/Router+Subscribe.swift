@@ -10,14 +10,6 @@ extension Router {
         }
     }
 
-    /// A subscribe already decoded, from `cursor` rather than its own: validated, authorized and
-    /// answered exactly as `subscribe(_:)` would the same target.
-    func subscribe(_ subscribe: SubscribeRequest, cursor: Timetoken) -> RouteAction {
-        answering(.object(service: "Subscribe"), keyset: subscribe.subscribeKey) { () throws(PubNodeError) in
-            try start(node.subscribe(subscribe, cursor: cursor))
-        }
-    }
-
     /// A subscribe already decoded and prepared (a connection's repeated long-poll, see
     /// `RepeatedSubscribe`), from `cursor`: authorized and answered exactly as `subscribe(_:)`
     /// would the same target.

@@ -11,13 +11,15 @@ final class NodeSubscribeCursorTests: NodeTestCase {
         let second = try node.publishNow(request("room", "2")).timetoken
         let kept = SubscribeRequest(subscribeKey: "demo", channels: ["room"], cursor: .zero)
 
-        guard case .poll(let poll) = try node.subscribe(kept, cursor: first) else { return XCTFail("expected a long-poll") }
+        guard case .poll(let poll) = try node.subscribe(node.prepare(kept), cursor: first) else {
+            return XCTFail("expected a long-poll")
+        }
         XCTAssertEqual(poll.cursor, first)
         XCTAssertEqual(poll.read().deliveries.map(\.message.timetoken), [second])
 
         var later = kept
         later.cursor = second
-        guard case .handshake = try node.subscribe(later, cursor: .zero) else {
+        guard case .handshake = try node.subscribe(node.prepare(later), cursor: .zero) else {
             return XCTFail("a zero cursor is a handshake, whatever the request held")
         }
     }

@@ -21,9 +21,9 @@ final class RepeatedSubscribeTests: XCTestCase {
         let repeated = try kept(base)
         let next = base.replacingOccurrences(of: "tt=100", with: "tt=17000000000000001")
         XCTAssertEqual(repeated.cursor(repeatedBy: next), Timetoken(17_000_000_000_000_001))
-        XCTAssertEqual(repeated.request.channels, ["a", "b"])
-        XCTAssertEqual(repeated.request.uuid, "u")
-        XCTAssertEqual(repeated.request.filter, "x == 1")
+        XCTAssertEqual(repeated.prepared.request.channels, ["a", "b"])
+        XCTAssertEqual(repeated.prepared.request.uuid, "u")
+        XCTAssertEqual(repeated.prepared.request.filter, "x == 1")
         XCTAssertEqual(repeated.cursor(repeatedBy: base), Timetoken(100))
         for other in [
             base.replacingOccurrences(of: "a,b", with: "a,c"),             // another channel
@@ -70,7 +70,7 @@ final class RepeatedSubscribeTests: XCTestCase {
         // Only a decoded target is kept: still holding the first poll's cursor, it shows the
         // later polls were read from it rather than decoded.
         let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
-        XCTAssertEqual(handler.state.lastSubscribe?.request.cursor.description, first)
+        XCTAssertEqual(handler.state.lastSubscribe?.prepared.request.cursor.description, first)
         // The same connection moving to another channel is decoded afresh.
         try connection.send("GET /v2/subscribe/demo/other/0?uuid=u&tt=\(cursor)&tr=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         try node.publish("room", #""not here""#)

@@ -4,17 +4,13 @@ extension Node {
     /// *before* the presence change, so a client subscribed with presence also receives its own
     /// join on its first long-poll.
     public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
-        try subscribe(request, cursor: request.cursor)
-    }
-
-    /// `subscribe(_:)` from `cursor` in place of the request's own.
-    public func subscribe(_ request: SubscribeRequest, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
         let keyset = try servedKeyset(request.subscribeKey)
-        return try subscribe(prepare(request), cursor: cursor, on: keyset)
+        return try subscribe(prepare(request), cursor: request.cursor, on: keyset)
     }
 
     /// A subscribe prepared before (`prepare(_:)`), from `cursor`: the keyset is looked up and the
-    /// request authorized and answered exactly as `subscribe(_:cursor:)` would the same request.
+    /// request authorized and answered exactly as `subscribe(_:)` would the same request with
+    /// that cursor.
     /// A transport that keeps a connection's prepared subscribe passes each poll's cursor, so the
     /// names are not validated again on every poll.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
