@@ -29,12 +29,22 @@ extension PubNodeHTTPHandler {
     }
 
     /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
+    /// A plain single-channel poll takes the answer another poll of the batch already made for the
+    /// same key, or makes it for them; the buffers are read once either way.
     func pollWoken(_ poll: ParkedPoll, sharing shared: SharedAnswers) {
         guard state.parked === poll else { return }
-        if let key = sharedKey(poll), answerShared(poll, key: key, shared: shared) { return }
+        let key = sharedKey(poll)
+        if let key, let kept = shared.answer(for: key) {
+            answerShared(poll, with: kept, keepAlive: key.keepAlive)
+            return
+        }
         let ready = poll.longPoll.read(after: poll.cursor)
         if !ready.deliveries.isEmpty {
-            answer(poll, with: ready)
+            if let key {
+                answerShared(poll, with: keep(ready, for: key, in: shared), keepAlive: key.keepAlive)
+            } else {
+                answer(poll, with: ready)
+            }
             return
         }
         // Nothing newer after all (say the channel left the group, or the filter rejected all of
@@ -71,24 +81,23 @@ extension PubNodeHTTPHandler {
                                  filter: poll.longPoll.filter?.text, minorVersion: minorVersion, keepAlive: keepsAlive)
     }
 
-    /// Answers from (or fills) the batch's shared responses; false when there is nothing to answer yet.
-    private func answerShared(_ poll: ParkedPoll, key: SharedAnswers.Key, shared: SharedAnswers) -> Bool {
-        guard let context else { return false }
-        var answer = shared.answer(for: key)
-        if answer == nil {
-            let ready = poll.longPoll.read(after: poll.cursor)
-            guard !ready.deliveries.isEmpty else { return false }
-            let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
-            let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
-                                                     keepAlive: key.keepAlive, allocator: allocator)
-            answer = (bytes, ready)
-            shared.keep(answer!, for: key)
-        }
-        poll.longPoll.delivered(answer!.batch)
+    /// Renders and serializes `ready` once for every poll of the batch with `key`, and keeps it.
+    private func keep(_ ready: DeliveryBatch, for key: SharedAnswers.Key, in shared: SharedAnswers) -> SharedAnswers.Answer {
+        let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
+        let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
+                                                 keepAlive: key.keepAlive, allocator: allocator)
+        let answer = (bytes: bytes, batch: ready)
+        shared.keep(answer, for: key)
+        return answer
+    }
+
+    /// Answers the parked `poll` with a shared answer's bytes, written as they are.
+    private func answerShared(_ poll: ParkedPoll, with answer: SharedAnswers.Answer, keepAlive: Bool) {
+        guard let context else { return }
+        poll.longPoll.delivered(answer.batch)
         releaseParked()
         recordAnswer(status: 200)
-        writeSerialized(answer!.bytes, keepAlive: key.keepAlive, context: context)
-        return true
+        writeSerialized(answer.bytes, keepAlive: keepAlive, context: context)
     }
 
     /// Answers the parked `poll`, if it is still the one parked.
