@@ -13,10 +13,12 @@
 #
 # With SERVER=nchan the same workloads run against Nchan (nginx with one worker, Deploy/nchan),
 # timing the worker's CPU and counting what the load tool counted (deliveries, accepted
-# publishes), so both servers' steady-state costs can be set side by side.
+# publishes), so both servers' steady-state costs can be set side by side. SERVER=floor runs them
+# against `pubnode-load floor`: prebuilt answers on one SwiftNIO event loop, the least a server
+# on NIO's channels can spend (counted like Nchan).
 #
 # Usage: Scripts/bench-cost.sh fanout|publish [--no-build]
-# Environment (defaults in brackets): SERVER [pubnode; or nchan], SCRATCH [.build],
+# Environment (defaults in brackets): SERVER [pubnode; or nchan, floor], SCRATCH [.build],
 #   PUBNODE_BIN [release build], SUBS [1000],
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16],
 #   PUBNODE_ARGS [--event-loop-threads 1], PERF_DATA [unset: a file for `perf record -g` of the
@@ -38,6 +40,7 @@ LOAD=$SCRATCH/release/pubnode-load
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pubnode-cost.XXXXXX")
 chmod 755 "$WORK"   # nginx workers run as an unprivileged user and need to reach their temp dirs
 SERVER=${SERVER:-pubnode}
+TARGET=$SERVER; [[ "$SERVER" == floor ]] && TARGET=pubnode   # the URL shapes the load tool speaks
 SERVER_PID=""   # what is started and stopped (nginx: its master)
 NODE_PID=""     # whose CPU is timed (nginx: its one worker)
 cleanup() {
@@ -58,6 +61,11 @@ if [[ "$SERVER" == nchan ]]; then
     SERVER_PID=$!
     for _ in $(seq 1 300); do curl -s "http://127.0.0.1:$PORT/pub?id=cost-probe" >/dev/null 2>&1 && break; sleep 0.1; done
     NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)
+elif [[ "$SERVER" == floor ]]; then
+    "$LOAD" floor --port "$PORT" --seconds 900 >"$WORK/node.log" 2>&1 &
+    SERVER_PID=$!
+    NODE_PID=$SERVER_PID
+    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/parked" >/dev/null 2>&1 && break; sleep 0.1; done
 else
     # shellcheck disable=SC2086
     "$BIN" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" \
@@ -73,12 +81,14 @@ metric() {  # metric NAME: summed value of a series from the metrics port
 parked() {  # long-polls the server holds on the fan-out channel
     if [[ "$SERVER" == nchan ]]; then
         curl -s "http://127.0.0.1:$PORT/pub?id=cost-fan" | awk '/^active subscribers:/ { n = $3 } END { print n + 0 }'
+    elif [[ "$SERVER" == floor ]]; then
+        curl -sf "http://127.0.0.1:$PORT/parked" || echo 0
     else
         metric pubnode_parked_polls
     fi
 }
-counted() {  # counted METRIC FIELD: the node's metric for PubNode; what the load tool counted for Nchan
-    if [[ "$SERVER" == nchan ]]; then echo 0; else metric "$1"; fi
+counted() {  # counted METRIC: the node's metric for PubNode; for the others, what the load tool counted
+    if [[ "$SERVER" != pubnode ]]; then echo 0; else metric "$1"; fi
 }
 PERF_PID=""
 profile() { [[ -z "${PERF_DATA:-}" ]] || { perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!; }; }
@@ -87,7 +97,7 @@ ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$NODE_PID/stat"; }
 
 case "$MODE" in
 fanout)
-    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$SERVER" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
+    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
         --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan >"$WORK/load.json" 2>&1 &
     load=$!
     until [[ $(parked) -ge $SUBS ]]; do
@@ -97,17 +107,17 @@ fanout)
     before=$(counted pubnode_messages_delivered_total); profile; t0=$(ticks)
     wait "$load"
     t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
-    [[ "$SERVER" == nchan ]] && units=$(result_field "$WORK/load.json" delivered)
+    [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" delivered)
     unit="delivery"
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
     ;;
 publish)
     before=$(counted pubnode_messages_published_total); profile; t0=$(ticks)
-    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$SERVER" --json --threads 1 --connections "$CONNECTIONS" \
+    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" >"$WORK/load.json" 2>&1
     t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
-    [[ "$SERVER" == nchan ]] && units=$(result_field "$WORK/load.json" requests)
+    [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" requests)
     unit="publish"
     log "$(result_field "$WORK/load.json" requests_per_s) requests/s"
     ;;

@@ -11,6 +11,6 @@ struct LoadTool: AsyncParsableCommand {
             Only loopback targets are accepted. Every scenario is bounded in time and \
             request count and stops by itself.
             """,
-        subcommands: [PublishCommand.self, FanoutCommand.self, ParkCommand.self, PresenceCommand.self]
+        subcommands: [PublishCommand.self, FanoutCommand.self, ParkCommand.self, PresenceCommand.self, FloorCommand.self]
     )
 }

@@ -1,0 +1,57 @@
+import ArgumentParser
+import NIOCore
+import NIOPosix
+
+/// `floor`: serves the publish and subscribe shapes the other scenarios send with the least work
+/// a SwiftNIO server can do (`FloorHub`), on one event loop, so that the cost NIO's channels set
+/// under any server built on them can be measured the same way as PubNode and Nchan.
+struct FloorCommand: AsyncParsableCommand {
+    /// Subcommand name and help.
+    static let configuration = CommandConfiguration(
+        commandName: "floor",
+        abstract: "Serve publish and subscribe answers from prebuilt bytes on one NIO event loop (a cost floor).",
+        discussion: "Binds a loopback address only, and stops by itself after --seconds."
+    )
+
+    /// Address to bind; loopback only.
+    @Option(help: "Address to bind (loopback only).")
+    var host = "127.0.0.1"
+
+    /// Port to bind.
+    @Option(help: "Port to bind.")
+    var port = 9090
+
+    /// Seconds after which the server stops by itself.
+    @Option(help: "Seconds to serve before stopping.")
+    var seconds: Double = 600
+
+    /// Checks the address and bounds.
+    mutating func validate() throws {
+        guard CommonOptions.isLoopback(host) else { throw ValidationError("refusing non-loopback host '\(host)'") }
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+        guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be in (0, 3600]") }
+    }
+
+    /// Serves until `seconds` have passed.
+    func run() async throws {
+        FileLimit.raiseToHardMaximum()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        // Made on the loop and touched only there: the child initializer runs on it too.
+        let hub = try await loop.submit { NIOLoopBound(FloorHub(), eventLoop: loop) }.get()
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 4096)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(FloorHandler(hub: hub.value))
+                }
+            }
+            .bind(host: host, port: port).get()
+        try await Task.sleep(nanoseconds: Waiting.nanos(seconds: seconds))
+        try await channel.close()
+        try await group.shutdownGracefully()
+    }
+}
