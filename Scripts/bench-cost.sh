@@ -94,6 +94,7 @@ PERF_PID=""
 profile() { [[ -z "${PERF_DATA:-}" ]] || { perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!; }; }
 unprofile() { [[ -z "$PERF_PID" ]] || { kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true; }; }
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$NODE_PID/stat"; }
+user_ticks() { awk '{ sub(/^.*\) /, ""); print $12 }' "/proc/$NODE_PID/stat"; }
 
 case "$MODE" in
 fanout)
@@ -104,19 +105,19 @@ fanout)
         kill -0 "$NODE_PID" 2>/dev/null || { cat "$WORK/node.log" >&2; exit 1; }
         sleep 0.2
     done
-    before=$(counted pubnode_messages_delivered_total); profile; t0=$(ticks)
+    before=$(counted pubnode_messages_delivered_total); profile; t0=$(ticks); u0=$(user_ticks)
     wait "$load"
-    t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
+    t1=$(ticks); u1=$(user_ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" delivered)
     unit="delivery"
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
     ;;
 publish)
-    before=$(counted pubnode_messages_published_total); profile; t0=$(ticks)
+    before=$(counted pubnode_messages_published_total); profile; t0=$(ticks); u0=$(user_ticks)
     "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" >"$WORK/load.json" 2>&1
-    t1=$(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
+    t1=$(ticks); u1=$(user_ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" requests)
     unit="publish"
     log "$(result_field "$WORK/load.json" requests_per_s) requests/s"
@@ -124,5 +125,5 @@ publish)
 *) echo "unknown scenario: $MODE" >&2; exit 2 ;;
 esac
 client=$(result_field "$WORK/load.json" client_cpu_s)
-python3 -c "import sys; t, u, hz, c = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4] or 0); print(f'$MODE: {t / hz:.2f} s CPU over {u:,} × $unit: {t / hz / max(u, 1) * 1e6:.2f} µs per $unit (load tool: {c / max(u, 1) * 1e6:.2f} µs)')" \
-    "$((t1 - t0))" "$units" "$(getconf CLK_TCK)" "$client"
+python3 -c "import sys; t, u, hz, c, us = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4] or 0), int(sys.argv[5]); n = max(u, 1); print(f'$MODE: {t / hz:.2f} s CPU over {u:,} × $unit: {t / hz / n * 1e6:.2f} µs per $unit, {us / hz / n * 1e6:.2f} of it in user space (load tool: {c / n * 1e6:.2f} µs)')" \
+    "$((t1 - t0))" "$units" "$(getconf CLK_TCK)" "$client" "$((u1 - u0))"
