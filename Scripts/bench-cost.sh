@@ -21,7 +21,7 @@
 # Environment (defaults in brackets): SERVER [pubnode; or nchan, floor], SCRATCH [.build],
 #   PUBNODE_BIN [release build], SUBS [1000],
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16],
-#   PUBNODE_ARGS [--event-loop-threads 1], PERF_DATA [unset: a file for `perf record -g` of the
+#   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window].
 set -euo pipefail
 
@@ -62,7 +62,7 @@ if [[ "$SERVER" == nchan ]]; then
     for _ in $(seq 1 300); do curl -s "http://127.0.0.1:$PORT/pub?id=cost-probe" >/dev/null 2>&1 && break; sleep 0.1; done
     NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)
 elif [[ "$SERVER" == floor ]]; then
-    "$LOAD" floor --port "$PORT" --seconds 900 >"$WORK/node.log" 2>&1 &
+    "$LOAD" floor --port "$PORT" --threads "${FLOOR_THREADS:-1}" --seconds 900 >"$WORK/node.log" 2>&1 &
     SERVER_PID=$!
     NODE_PID=$SERVER_PID
     for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/parked" >/dev/null 2>&1 && break; sleep 0.1; done

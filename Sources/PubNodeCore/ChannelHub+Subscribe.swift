@@ -5,16 +5,10 @@ extension ChannelHub {
     /// timetoken, or `cursor` itself when nothing is ready), and whether a buffer read had already
     /// dropped messages newer than the cursor.
     public func collect(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
-        if subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty {
+        if let channel = subscription.singleChannel {
             // The common case: one channel's ring is already in order and duplicate-free.
-            guard let state = channels.get(subscription.channels[0]) else { return DeliveryBatch(deliveries: [], next: cursor) }
-            let channel = subscription.channels[0]
-            let (found, gap) = state.inner.withLock {
-                ($0.ring.messages(after: cursor, limit: limits.messagesPerResponse), $0.ring.gap(after: cursor, channel: channel))
-            }
-            guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
-            return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
-                                 gaps: gap.map { [$0] } ?? [])
+            guard let state = channels.get(channel) else { return DeliveryBatch(deliveries: [], next: cursor) }
+            return state.inner.withLock { read(&$0, channel: channel, after: cursor) }
         }
         // Several channels are read one after another, each under its own lock, while publishers
         // keep issuing timetokens. Only messages at or below a horizon taken *before* reading are
@@ -60,11 +54,34 @@ extension ChannelHub {
     /// When messages are already there the waiter is unregistered and they are returned; otherwise
     /// the waiter stays parked (nil) until a publish wakes it or it is cancelled.
     public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
+        if let channel = subscription.singleChannel {
+            // One lookup and one lock: registering, reading and (when something is ready) leaving
+            // again happen together, so no publish falls between them.
+            let now = clock.nowNanoseconds()
+            let ready = withChannel(channel) { inner -> DeliveryBatch in
+                let ready = read(&inner, channel: channel, after: cursor)
+                if ready.deliveries.isEmpty {
+                    inner.waiters.insert(waiter)
+                    inner.lastActivityNanoseconds = now
+                }
+                return ready
+            }
+            return ready.deliveries.isEmpty ? nil : ready
+        }
         register(waiter, on: subscription)
         let ready = collect(subscription, after: cursor)
         if ready.deliveries.isEmpty { return nil }
         cancel(waiter, on: subscription)
         return ready
+    }
+
+    /// The messages of one channel after `cursor`, read under its lock.
+    private func read(_ inner: inout ChannelState.Inner, channel: String, after cursor: Timetoken) -> DeliveryBatch {
+        let found = inner.ring.messages(after: cursor, limit: limits.messagesPerResponse)
+        guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
+        let gap = inner.ring.gap(after: cursor, channel: channel)
+        return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
+                             gaps: gap.map { [$0] } ?? [])
     }
 
     /// Unregisters `waiter` from every topic of `subscription`.

@@ -25,6 +25,11 @@ public struct Subscription: Sendable, Equatable {
     /// True when nothing is subscribed.
     public var isEmpty: Bool { channels.isEmpty && wildcards.isEmpty && groups.isEmpty }
 
+    /// The one channel of a subscription to exactly one concrete channel (no pattern, no group).
+    public var singleChannel: String? {
+        channels.count == 1 && groups.isEmpty && wildcards.isEmpty ? channels[0] : nil
+    }
+
     /// Parses and validates channel names (wildcards allowed) and group names against `limits`.
     public init(channelNames: [String], groupNames: [String], limits: Limits) throws(PubNodeError) {
         var seenChannels = Set<String>()

@@ -7,7 +7,7 @@ import NIOCore
 /// control, so its CPU per operation is a floor under any server built on NIO's channels
 /// (`floor` command; `Scripts/bench-cost.sh` with `SERVER=floor`).
 ///
-/// Used on one event loop only: every handler and the hub live on it.
+/// Each hub belongs to one event loop, with the handlers of the connections on that loop.
 final class FloorHub {
     /// Connections whose long-poll waits for the next publish.
     private var parked: [ObjectIdentifier: FloorHandler] = [:]

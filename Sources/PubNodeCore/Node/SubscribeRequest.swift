@@ -129,7 +129,7 @@ public struct LongPoll: Sendable {
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
     /// cursor (the keyset and the channel); nil otherwise.
     public var sharingKey: (subscribeKey: String, channel: String)? {
-        guard subscription.channels.count == 1, subscription.groups.isEmpty, subscription.wildcards.isEmpty else { return nil }
-        return (broker.subscribeKey, subscription.channels[0])
+        guard let channel = subscription.singleChannel else { return nil }
+        return (broker.subscribeKey, channel)
     }
 }
