@@ -14,8 +14,9 @@
 # With SERVER=nchan the same workloads run against Nchan (nginx with one worker, Deploy/nchan),
 # timing the worker's CPU and counting what the load tool counted (deliveries, accepted
 # publishes), so both servers' steady-state costs can be set side by side. SERVER=floor runs them
-# against `pubnode-load floor`: prebuilt answers on one SwiftNIO event loop, the least a server
-# on NIO's channels can spend (counted like Nchan).
+# against `pubnode-load floor`: prebuilt answers on SwiftNIO event loops (FLOOR_THREADS of them,
+# each its own hub, so fan-out takes one), the least a server on NIO's channels can spend
+# (counted like Nchan).
 #
 # Usage: Scripts/bench-cost.sh fanout|publish [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or nchan, floor], SCRATCH [.build],
@@ -62,6 +63,9 @@ if [[ "$SERVER" == nchan ]]; then
     for _ in $(seq 1 300); do curl -s "http://127.0.0.1:$PORT/pub?id=cost-probe" >/dev/null 2>&1 && break; sleep 0.1; done
     NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)
 elif [[ "$SERVER" == floor ]]; then
+    if [[ "$MODE" == fanout && "${FLOOR_THREADS:-1}" != 1 ]]; then
+        log "fan-out against the floor needs FLOOR_THREADS=1 (each loop wakes only its own polls)"; exit 2
+    fi
     "$LOAD" floor --port "$PORT" --threads "${FLOOR_THREADS:-1}" --seconds 900 >"$WORK/node.log" 2>&1 &
     SERVER_PID=$!
     NODE_PID=$SERVER_PID
@@ -93,8 +97,7 @@ counted() {  # counted METRIC: the node's metric for PubNode; for the others, wh
 PERF_PID=""
 profile() { [[ -z "${PERF_DATA:-}" ]] || { perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!; }; }
 unprofile() { [[ -z "$PERF_PID" ]] || { kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true; }; }
-ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$NODE_PID/stat"; }
-user_ticks() { awk '{ sub(/^.*\) /, ""); print $12 }' "/proc/$NODE_PID/stat"; }
+ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13, $12 }' "/proc/$NODE_PID/stat"; }   # total, then user
 
 case "$MODE" in
 fanout)
@@ -105,19 +108,19 @@ fanout)
         kill -0 "$NODE_PID" 2>/dev/null || { cat "$WORK/node.log" >&2; exit 1; }
         sleep 0.2
     done
-    before=$(counted pubnode_messages_delivered_total); profile; t0=$(ticks); u0=$(user_ticks)
+    before=$(counted pubnode_messages_delivered_total); profile; read -r t0 u0 < <(ticks)
     wait "$load"
-    t1=$(ticks); u1=$(user_ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
+    read -r t1 u1 < <(ticks); unprofile; units=$(( $(counted pubnode_messages_delivered_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" delivered)
     unit="delivery"
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
     ;;
 publish)
-    before=$(counted pubnode_messages_published_total); profile; t0=$(ticks); u0=$(user_ticks)
+    before=$(counted pubnode_messages_published_total); profile; read -r t0 u0 < <(ticks)
     "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" >"$WORK/load.json" 2>&1
-    t1=$(ticks); u1=$(user_ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
+    read -r t1 u1 < <(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" requests)
     unit="publish"
     log "$(result_field "$WORK/load.json" requests_per_s) requests/s"

@@ -8,7 +8,8 @@ extension ChannelHub {
         if let channel = subscription.singleChannel {
             // The common case: one channel's ring is already in order and duplicate-free.
             guard let state = channels.get(channel) else { return DeliveryBatch(deliveries: [], next: cursor) }
-            return state.inner.withLock { read(&$0, channel: channel, after: cursor) }
+            let (found, gap) = state.inner.withLock { Self.read($0, channel: channel, after: cursor, limit: limits) }
+            return Self.batch(found, gap: gap, after: cursor)
         }
         // Several channels are read one after another, each under its own lock, while publishers
         // keep issuing timetokens. Only messages at or below a horizon taken *before* reading are
@@ -52,21 +53,19 @@ extension ChannelHub {
     /// Registers `waiter` on every topic of `subscription`, then reads the buffers.
     ///
     /// When messages are already there the waiter is unregistered and they are returned; otherwise
-    /// the waiter stays parked (nil) until a publish wakes it or it is cancelled.
+    /// the waiter stays parked (nil) until a publish wakes it or it is cancelled. On a single
+    /// channel the read comes first, under the same lock, and the waiter is registered only when
+    /// it finds nothing: one lookup and one hold of the lock, and no publish falls in between.
     public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
         if let channel = subscription.singleChannel {
-            // One lookup and one lock: registering, reading and (when something is ready) leaving
-            // again happen together, so no publish falls between them.
             let now = clock.nowNanoseconds()
-            let ready = withChannel(channel) { inner -> DeliveryBatch in
-                let ready = read(&inner, channel: channel, after: cursor)
-                if ready.deliveries.isEmpty {
-                    inner.waiters.insert(waiter)
-                    inner.lastActivityNanoseconds = now
-                }
-                return ready
+            let (found, gap) = withChannel(channel) { inner in
+                inner.lastActivityNanoseconds = now
+                let read = Self.read(inner, channel: channel, after: cursor, limit: limits)
+                if read.found.isEmpty { inner.waiters.insert(waiter) }
+                return read
             }
-            return ready.deliveries.isEmpty ? nil : ready
+            return found.isEmpty ? nil : Self.batch(found, gap: gap, after: cursor)
         }
         register(waiter, on: subscription)
         let ready = collect(subscription, after: cursor)
@@ -75,11 +74,17 @@ extension ChannelHub {
         return ready
     }
 
-    /// The messages of one channel after `cursor`, read under its lock.
-    private func read(_ inner: inout ChannelState.Inner, channel: String, after cursor: Timetoken) -> DeliveryBatch {
+    /// One channel's messages after `cursor` and its gap there, read under its lock (the batch is
+    /// built after the lock is let go).
+    private static func read(_ inner: borrowing ChannelState.Inner, channel: String, after cursor: Timetoken,
+                             limit limits: Limits) -> (found: ArraySlice<PublishedMessage>, gap: ChannelGap?) {
         let found = inner.ring.messages(after: cursor, limit: limits.messagesPerResponse)
+        return (found, found.isEmpty ? nil : inner.ring.gap(after: cursor, channel: channel))
+    }
+
+    /// The batch for one channel's `found` messages after `cursor`.
+    private static func batch(_ found: ArraySlice<PublishedMessage>, gap: ChannelGap?, after cursor: Timetoken) -> DeliveryBatch {
         guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
-        let gap = inner.ring.gap(after: cursor, channel: channel)
         return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
                              gaps: gap.map { [$0] } ?? [])
     }

@@ -96,10 +96,22 @@ final class FloorHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// Most bytes held for an unfinished head before the connection is closed.
+    private static let maxPendingBytes = 16 * 1024
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
-        if pending == nil { pending = incoming } else { pending!.writeBuffer(&incoming) }
+        if pending == nil {
+            pending = incoming
+        } else {
+            pending!.discardReadBytes()
+            pending!.writeBuffer(&incoming)
+        }
         while let head = nextHead() { route(head) }
+        if let pending, pending.readableBytes > Self.maxPendingBytes {
+            self.pending = nil
+            context.close(promise: nil)
+        }
     }
 
     /// The next complete request head's first line, consumed with the rest of the head.

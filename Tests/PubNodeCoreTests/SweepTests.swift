@@ -49,6 +49,22 @@ final class SweepTests: XCTestCase {
         XCTAssertEqual(hub.sweep().reclaimedChannels, 1)
     }
 
+    func testAPollAnsweredAtOnceCountsAsActivity() {
+        let hub = hub(idle: 60, retention: 100)
+        let subscription = Fixture.subscription(["read"])
+        let cursor = hub.currentTimetoken()
+        hub.publish(Fixture.draft("read"))
+        wall.advance(seconds: 95)
+        XCTAssertNotNil(hub.park(TestWaiter(), on: subscription, after: cursor), "the message is there: answered at once")
+        XCTAssertEqual(hub.waiterCount(on: "read"), 0, "an answered poll stays unregistered")
+        wall.advance(seconds: 10)
+        let report = hub.sweep()
+        XCTAssertEqual(report.expiredMessages, 1)
+        XCTAssertEqual(report.reclaimedChannels, 0, "read 10 s ago: not idle long enough")
+        wall.advance(seconds: 50)
+        XCTAssertEqual(hub.sweep().reclaimedChannels, 1)
+    }
+
     func testChannelWithAParkedWaiterIsKept() {
         let hub = hub(idle: 60)
         let waiter = TestWaiter()
