@@ -46,8 +46,9 @@ extension PubNodeHTTPHandler {
     }
 
     /// Carries out what the router decided for the current request.
-    func act(on action: RouteAction, context: ChannelHandlerContext) {
-        switch action {
+    func act(on action: consuming RouteAction, context: ChannelHandlerContext) {
+        // Consumed: a long-poll moves on into its parked poll without a copy.
+        switch consume action {
         case .reply(let reply):
             write(reply, context: context)
         case .sent(let timetoken):

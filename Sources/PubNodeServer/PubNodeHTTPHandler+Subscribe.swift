@@ -4,7 +4,7 @@ import PubNodeCore
 
 extension PubNodeHTTPHandler {
     /// Answers a long-poll at once when messages are already newer than its cursor, or parks it.
-    func poll(_ longPoll: LongPoll, context: ChannelHandlerContext) {
+    func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: longPoll)
         if let ready = Self.parkPassingFilteredOut(poll) {

@@ -48,8 +48,10 @@ extension Router {
         return subscribe
     }
 
-    private func start(_ subscribe: SubscribeStart) -> RouteAction {
-        switch subscribe {
+    private func start(_ subscribe: consuming SubscribeStart) -> RouteAction {
+        // Consumed, so the long-poll moves into the action without a copy (each copy retains every
+        // reference it holds).
+        switch consume subscribe {
         case .handshake(let next):
             let empty = DeliveryBatch(deliveries: [], next: next)
             return .reply(HTTPReply(body: SubscribeResponse.render(empty, region: region, allocator: ByteBufferAllocator())))

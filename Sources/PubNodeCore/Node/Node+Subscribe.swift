@@ -30,28 +30,34 @@ extension Node {
         for channel in subscription.channels { resources.append(.init(.channel, channel, .read)) }
         for wildcard in subscription.wildcards { resources.append(.init(.channel, wildcard.pattern, .read)) }
         for group in subscription.groups { resources.append(.init(.group, group, .read)) }
-        return PreparedSubscribe(request: request, subscription: subscription, resources: resources)
+        let access = AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: resources,
+                                   uuid: request.uuid, authKey: request.authKey, signature: request.signature)
+        let presence = request.uuid.map { uuid in
+            PresenceUpdate(uuid: uuid, subscription: subscription, timeoutSeconds: request.heartbeatSeconds,
+                           state: request.state)
+        }
+        return PreparedSubscribe(request: request, subscription: subscription, access: access, presence: presence)
     }
 
     private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken,
                            on keyset: ServedKeyset) throws(PubNodeError) -> SubscribeStart {
-        let request = prepared.request, subscription = prepared.subscription
-        let (broker, presence) = (keyset.broker, keyset.presence)
-        try authorize(AccessRequest(.subscribe, subscribeKey: request.subscribeKey, resources: prepared.resources,
-                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
-        let filter = try subscribeFilter(request.filter)
-        guard let uuid = request.uuid else {
-            if let state = request.state { _ = try PresenceState.keyed(state, limit: presence.settings.maxStateBytes) }
+        // The prepared values are read in place: copying the request or the subscription into
+        // locals would retain and release each of their strings on every poll.
+        try authorize(prepared.access, on: keyset)
+        let filter = try subscribeFilter(prepared.request.filter)
+        guard let update = prepared.presence else {
+            if let state = prepared.request.state {
+                _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)
+            }
             guard cursor != .zero else { return .handshake(clock.current()) }
-            return .poll(LongPoll(subscription: subscription, cursor: cursor, filter: filter, broker: broker,
-                                  counters: keyset.counters))
+            return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
+                                  broker: keyset.broker, counters: keyset.counters))
         }
         let handshake = cursor == .zero ? clock.current() : nil
-        try presence.heartbeat(PresenceUpdate(uuid: uuid, subscription: subscription,
-                                              timeoutSeconds: request.heartbeatSeconds, state: request.state))
+        try keyset.presence.heartbeat(update)
         if let handshake { return .handshake(handshake) }
-        return .poll(LongPoll(subscription: subscription, cursor: cursor, filter: filter, broker: broker,
-                              counters: keyset.counters))
+        return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
+                              broker: keyset.broker, counters: keyset.counters))
     }
 
     /// The compiled subscribe filter (from the node's cache); nil without one or when it is blank.

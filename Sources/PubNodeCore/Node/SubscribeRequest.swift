@@ -38,13 +38,26 @@ public struct SubscribeRequest: Sendable {
 /// A subscribe request with its names validated (`Node.prepare(_:)`): what a transport keeps for a
 /// connection whose polls repeat the same request with a new cursor. It holds no authorization:
 /// `Node.subscribe(_:cursor:)` authorizes every poll.
-public struct PreparedSubscribe: Sendable {
+///
+/// A class, immutable: a transport passes it for each poll at the cost of one retain, where a
+/// value would retain every string and array it holds.
+public final class PreparedSubscribe: Sendable {
     /// The request as decoded (its own cursor is not used: each poll gives one).
     public let request: SubscribeRequest
     /// What it listens to.
     let subscription: Subscription
-    /// What it needs read access to.
-    let resources: [AccessRequest.Resource]
+    /// What each poll is authorized as (read access to everything it listens to): built once,
+    /// since it depends on the request alone.
+    let access: AccessRequest
+    /// The presence refresh each poll makes, nil without a uuid: built once like `access`.
+    let presence: PresenceUpdate?
+
+    init(request: SubscribeRequest, subscription: Subscription, access: AccessRequest, presence: PresenceUpdate?) {
+        self.request = request
+        self.subscription = subscription
+        self.access = access
+        self.presence = presence
+    }
 }
 
 /// How a subscribe goes on after `Node.subscribe`.
