@@ -24,7 +24,10 @@ public struct PresenceUpdate: Sendable, Equatable {
 
     /// The update for a subscribe to `subscription`: its channels, wildcard names and groups.
     public init(uuid: String, subscription: Subscription, timeoutSeconds: Int? = nil, state: [UInt8]? = nil) {
-        self.init(uuid: uuid, channels: subscription.channels + subscription.wildcards.map(\.pattern),
-                  groups: subscription.groups, timeoutSeconds: timeoutSeconds, state: state)
+        // Without patterns the subscription's own array is shared, not copied.
+        let channels = subscription.wildcards.isEmpty
+            ? subscription.channels : subscription.channels + subscription.wildcards.map(\.pattern)
+        self.init(uuid: uuid, channels: channels, groups: subscription.groups, timeoutSeconds: timeoutSeconds,
+                  state: state)
     }
 }

@@ -18,8 +18,10 @@ extension Node {
     }
 
     /// Validates what in a subscribe depends on the request alone (its names against the node's
-    /// limits, which are constant): the same request always prepares the same way. The filter is
-    /// compiled per poll, after authorization, as a fresh request's would be.
+    /// limits, which are constant): the same request always prepares the same way. The access
+    /// request and the presence update of its polls are built here too, since they are read off
+    /// the request alone (a signed request, whose signature changes per poll, is never kept by a
+    /// transport). The filter is compiled per poll, after authorization, as a fresh request's would be.
     public func prepare(_ request: SubscribeRequest) throws(PubNodeError) -> PreparedSubscribe {
         guard !request.channels.isEmpty || !request.groups.isEmpty else {
             throw .invalidParameter("subscribe needs at least one channel or channel group")
