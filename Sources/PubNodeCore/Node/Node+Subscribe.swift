@@ -47,16 +47,14 @@ extension Node {
         // locals would retain and release each of their strings on every poll.
         try authorize(prepared.access, on: keyset)
         let filter = try subscribeFilter(prepared.request.filter)
-        guard let update = prepared.presence else {
-            if let state = prepared.request.state {
-                _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)
-            }
-            guard cursor != .zero else { return .handshake(clock.current()) }
-            return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
-                                  broker: keyset.broker, counters: keyset.counters))
-        }
+        // Taken before the presence change: a handshake's client also receives its own join.
         let handshake = cursor == .zero ? clock.current() : nil
-        try keyset.presence.heartbeat(update)
+        if let update = prepared.presence {
+            try keyset.presence.heartbeat(update)
+        } else if let state = prepared.request.state {
+            // Without a uuid the state changes nothing, but bad state is still refused.
+            _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)
+        }
         if let handshake { return .handshake(handshake) }
         return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
                               broker: keyset.broker, counters: keyset.counters))
