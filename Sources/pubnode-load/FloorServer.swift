@@ -64,7 +64,7 @@ final class FloorHub {
         body += Array("\(latest.timetoken)\",\"r\":1},\"k\":\"demo\",\"c\":\"".utf8)
         body += latest.channel
         body += Array("\",\"d\":".utf8)
-        body += FloorHandler.percentDecoded(latest.message)
+        body += PercentEncoding.decode(latest.message)
         body += Array("}]}".utf8)
         let answer = FloorHandler.response(body: body)
         last = (latest.timetoken, answer)
@@ -194,23 +194,5 @@ final class FloorHandler: ChannelInboundHandler {
             return UInt64(String(decoding: field.dropFirst(3), as: UTF8.self))
         }
         return nil
-    }
-
-    /// `%XX` sequences decoded; other bytes as they are.
-    static func percentDecoded(_ segment: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(segment.count)
-        var index = segment.startIndex
-        while index < segment.endIndex {
-            if segment[index] == UInt8(ascii: "%"), index + 2 < segment.endIndex,
-               let byte = UInt8(String(decoding: segment[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
-                out.append(byte)
-                index += 3
-            } else {
-                out.append(segment[index])
-                index += 1
-            }
-        }
-        return out
     }
 }

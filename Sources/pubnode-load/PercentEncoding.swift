@@ -1,4 +1,4 @@
-/// Percent-encoding of URL path segments and query values (RFC 3986 unreserved set kept).
+/// Percent-encoding of URL path segments and query values (RFC 3986 unreserved set kept), and its decoding.
 enum PercentEncoding {
     /// Upper-case hexadecimal digits.
     private static let hex = Array("0123456789ABCDEF".utf8)
@@ -20,5 +20,24 @@ enum PercentEncoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `%XX` sequences of `bytes` decoded; other bytes, and a `%` not followed by two hex digits,
+    /// as they are.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+               let byte = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
+                out.append(byte)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 }
