@@ -7,23 +7,54 @@ enum PercentDecoding {
     static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
         guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { out -> String? in
-            var count = 0
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "%") {
-                    guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-                    else { return nil }
-                    out[count] = high << 4 | low
-                    index += 3
-                } else {
-                    out[count] = byte
-                    index += 1
-                }
-                count += 1
-            }
+            guard let count = unescape(bytes, into: out) else { return nil }
             return String(validating: UnsafeBufferPointer(rebasing: out[..<count]), as: UTF8.self)
         }
+    }
+
+    /// `decode(_:)` into bytes rather than a string (a payload, kept as bytes): nil exactly when
+    /// `decode(_:)` would be.
+    static func decodeBytes(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
+        var failed = false
+        let decoded = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
+            guard let written = unescape(bytes, into: out) else {
+                failed = true
+                count = 0
+                return
+            }
+            count = written
+        }
+        guard !failed else { return nil }
+        // ASCII is UTF-8; anything else is checked the way `decode(_:)` checks it.
+        if decoded.contains(where: { $0 >= 0x80 }), String(validating: decoded, as: UTF8.self) == nil { return nil }
+        return decoded
+    }
+
+    /// Whether `decode(_:)` would decode `bytes`, without keeping the result when there are escapes.
+    static func decodes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        !bytes.contains(UInt8(ascii: "%")) || decode(bytes) != nil
+    }
+
+    /// Writes `bytes` with their escapes undone into `out` (at least `bytes.count` long); the
+    /// count written, or nil when an escape is malformed.
+    private static func unescape(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var count = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                else { return nil }
+                out[count] = high << 4 | low
+                index += 3
+            } else {
+                out[count] = byte
+                index += 1
+            }
+            count += 1
+        }
+        return count
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -4,7 +4,8 @@ import PubNodeCore
 
 extension PubNodeHTTPHandler {
     /// Routes a complete request: the per-client limits first, then a repeated long-poll from the
-    /// kept subscribe (`RepeatedSubscribe`), or else the decoded target through the router.
+    /// kept subscribe (`RepeatedSubscribe`), a publish read off its target (`PublishTarget`), or
+    /// else the decoded target through the router.
     func dispatch(head: RequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         if let refusal = clientRefusal(head) {
             write(refusal, context: context)
@@ -18,6 +19,10 @@ extension PubNodeHTTPHandler {
         }
         if head.method == .GET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
             act(on: router.subscribe(kept.prepared, cursor: cursor), context: context)
+            return
+        }
+        if head.method == .GET, !router.metricsListener, let publish = PublishTarget.request(head.uri) {
+            act(on: router.publish(publish), context: context)
             return
         }
         var request: PubNubRequest

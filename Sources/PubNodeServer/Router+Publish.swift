@@ -6,60 +6,76 @@ extension Router {
     /// same shapes under `/signal`.
     func publish(_ request: PubNubRequest, kind: MessageKind) -> RouteAction {
         answering(.publish) { () throws(PubNodeError) in
-            let s = request.segments
-            let payload: [UInt8]
-            if request.method == .POST {
-                guard var body = request.body, body.readableBytes > 0 else {
-                    throw .invalidParameter("POST publish needs a JSON body")
+            try begin(Self.publishRequest(request, kind: kind))
+        }
+    }
+
+    /// A publish already read off its target (`PublishTarget`), answered as `publish(_:kind:)`
+    /// answers the same request.
+    func publish(_ request: PublishRequest) -> RouteAction {
+        answering(.publish) { () throws(PubNodeError) in try begin(request) }
+    }
+
+    /// Decodes a publish's path, query and (POST) body.
+    static func publishRequest(_ request: PubNubRequest, kind: MessageKind) throws(PubNodeError) -> PublishRequest {
+        let s = request.segments
+        let payload: [UInt8]
+        if request.method == .POST {
+            guard var body = request.body, body.readableBytes > 0 else {
+                throw .invalidParameter("POST publish needs a JSON body")
+            }
+            payload = body.readBytes(length: body.readableBytes) ?? []
+        } else {
+            payload = Array(s[6].utf8)
+        }
+        var publishRequest = PublishRequest(
+            publishKey: s[1], subscribeKey: s[2], channel: s[4], payload: payload,
+            meta: request.query["meta"].map { Array($0.utf8) }, uuid: request.query["uuid"], kind: kind,
+            store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
+            ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
+            authKey: request.query["auth"])
+        publishRequest.signature = request.signed
+        return publishRequest
+    }
+
+    /// Hands a decoded publish to the node and answers with its outcome.
+    private func begin(_ publishRequest: PublishRequest) throws(PubNodeError) -> RouteAction {
+        switch try node.begin(publishRequest) {
+        case .done(let result):
+            return Self.answer(result)
+        case .accepting(let acceptance):
+            let node = self.node
+            return .deferred({ reply in
+                acceptance.whenDone { outcome in
+                    switch outcome.map(Self.answer) {
+                    case .success(.reply(let sent)): reply(sent)
+                    case .success(.sent(let timetoken)): reply(.sent(timetoken))
+                    case .success(.deferred(let start)): start(reply)
+                    case .success(.poll): break
+                    case .failure(let error): reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
+                    }
                 }
-                payload = body.readBytes(length: body.readableBytes) ?? []
-            } else {
-                payload = Array(s[6].utf8)
-            }
-            var publishRequest = PublishRequest(
-                publishKey: s[1], subscribeKey: s[2], channel: s[4], payload: payload,
-                meta: request.query["meta"].map { Array($0.utf8) }, uuid: request.query["uuid"], kind: kind,
-                store: try request.flag("store"), noReplication: try request.flag("norep") ?? false,
-                ttlHours: try request.integer("ttl"), customMessageType: request.query["custom_message_type"],
-                authKey: request.query["auth"])
-            publishRequest.signature = request.signed
-            switch try node.begin(publishRequest) {
-            case .done(let result):
-                return Self.answer(result)
-            case .accepting(let acceptance):
-                let node = self.node
-                return .deferred({ reply in
-                    acceptance.whenDone { outcome in
-                        switch outcome.map(Self.answer) {
-                        case .success(.reply(let sent)): reply(sent)
-                        case .success(.sent(let timetoken)): reply(.sent(timetoken))
-                        case .success(.deferred(let start)): start(reply)
-                        case .success(.poll): break
-                        case .failure(let error): reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
+            })
+        case .awaitingHooks(let pending):
+            // The before hooks run as a task on the connection's event loop (no thread hop);
+            // while they await, the loop serves other connections.
+            let node = self.node
+            return .deferred({ reply in
+                let executor = EventLoopTaskExecutor.current
+                Task(executorPreference: executor) {
+                    do throws(PubNodeError) {
+                        let result = try await node.complete(pending, executor: executor)
+                        switch Self.answer(result) {
+                        case .reply(let sent): reply(sent)
+                        case .sent(let timetoken): reply(.sent(timetoken))
+                        case .deferred(let start): start(reply)
+                        case .poll: break
                         }
+                    } catch {
+                        reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
                     }
-                })
-            case .awaitingHooks(let pending):
-                // The before hooks run as a task on the connection's event loop (no thread hop);
-                // while they await, the loop serves other connections.
-                let node = self.node
-                return .deferred({ reply in
-                    let executor = EventLoopTaskExecutor.current
-                    Task(executorPreference: executor) {
-                        do throws(PubNodeError) {
-                            let result = try await node.complete(pending, executor: executor)
-                            switch Self.answer(result) {
-                            case .reply(let sent): reply(sent)
-                            case .sent(let timetoken): reply(.sent(timetoken))
-                            case .deferred(let start): start(reply)
-                            case .poll: break
-                            }
-                        } catch {
-                            reply(ErrorResponses.reply(error, shape: .publish, timetoken: node.time()))
-                        }
-                    }
-                })
-            }
+                }
+            })
         }
     }
 
