@@ -68,7 +68,9 @@ extension HTTPRequestParser {
         // After these the connection is not HTTP/1.1 requests any more (or its framing is faulty,
         // RFC 9112 section 6.1): it closes after the answer, and nothing after them is read.
         if fields.upgrade || connects || (fields.chunked && head.minorVersion == 0) { head.keepAlive = false }
-        head.fieldBlock = String(decoding: UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), as: UTF8.self)
+        if !head.fieldsUnread {
+            head.fieldBlock = String(decoding: UnsafeRawBufferPointer(rebasing: raw[blockStart..<blockEnd]), as: UTF8.self)
+        }
         return .success(head)
     }
 
@@ -109,11 +111,18 @@ extension HTTPRequestParser {
         } else {
             return .failure(Failure("Invalid HTTP version"))
         }
-        let method = HTTPMethod(rawValue: String(decoding: UnsafeRawBufferPointer(rebasing: line[..<methodEnd]), as: UTF8.self))
+        let method = Self.method(UnsafeRawBufferPointer(rebasing: line[..<methodEnd]))
         let uri = String(decoding: UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd]), as: UTF8.self)
         return .success(RequestHead(method: method, uri: uri, minorVersion: minor, keepAlive: minor == 1,
                                     contentLength: nil, chunked: false, contentEncoding: .identity,
                                     fieldCount: 0, fieldBlock: ""))
+    }
+
+    /// The method called `name`: GET and POST (nearly every request) without building a string.
+    static func method(_ name: UnsafeRawBufferPointer) -> HTTPMethod {
+        if name.elementsEqual("GET".utf8) { return .GET }
+        if name.elementsEqual("POST".utf8) { return .POST }
+        return HTTPMethod(rawValue: String(decoding: name, as: UTF8.self))
     }
 
     /// A `tchar` of RFC 9110: what field names and methods are made of.

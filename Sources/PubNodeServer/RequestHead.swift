@@ -25,7 +25,8 @@ public struct RequestHead: Sendable {
     /// How many header fields the head carries.
     public var fieldCount: Int
     /// The header lines as received, each ending in CRLF (without the request line and the
-    /// closing empty line). Bytes that are not UTF-8 read as U+FFFD.
+    /// closing empty line). Bytes that are not UTF-8 read as U+FFFD. Empty for the targets whose
+    /// endpoints read no header field (`fieldsUnread`).
     public var fieldBlock: String
 
     /// A compression of the request body that the node undoes.
@@ -59,6 +60,13 @@ public struct RequestHead: Sendable {
     public func field(_ name: String) -> String? {
         let wanted = name.lowercased()
         return fields.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// True for publish, signal and subscribe targets: their endpoints read no header field (the
+    /// framing and connection fields are read into the other properties), so the parser does not
+    /// keep the field lines for them. Every other target keeps its fields.
+    var fieldsUnread: Bool {
+        targets("/publish/") || targets("/signal/") || targets("/v2/subscribe/")
     }
 
     /// Whether the target starts with `prefix` (compared as bytes).

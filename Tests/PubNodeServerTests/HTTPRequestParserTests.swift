@@ -62,6 +62,21 @@ final class HTTPRequestParserTests: XCTestCase {
         return whole.0
     }
 
+    func testPublishAndSubscribeHeadsKeepNoFieldsButTheirFraming() throws {
+        for (request, method) in [("GET /publish/demo/demo/0/a/0/1", HTTPMethod.GET), ("POST /signal/demo/demo/0/a/0", .POST),
+                                  ("GET /v2/subscribe/demo/a/0?tt=0", .GET), ("PATCH /publish/demo/demo/0/a/0/1", .PATCH)] {
+            var parser = HTTPRequestParser(maxHeadBytes: 1024)
+            parser.append(ByteBuffer(string: "\(request) HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"))
+            guard case .head(let head) = try XCTUnwrap(parser.next()) else { return XCTFail("no head") }
+            XCTAssertEqual(head.method, method, request)
+            XCTAssertEqual(head.fieldCount, 3, request)
+            XCTAssertEqual(head.contentLength, 2, request)
+            XCTAssertFalse(head.keepAlive, request)
+            XCTAssertEqual(head.fieldBlock, "", request)
+            XCTAssertTrue(head.fields.isEmpty, request)
+        }
+    }
+
     func testAHeadIsReadWithItsFieldsKeptForTheEndpointsThatReadThem() throws {
         var parser = HTTPRequestParser(maxHeadBytes: 1024)
         parser.append(ByteBuffer(string: "GET /v2/objects/demo/uuids/u?x=1 HTTP/1.1\r\nHost: a\r\nIf-Match:  \"e1\" \r\nX-Empty:\r\n\r\n"))

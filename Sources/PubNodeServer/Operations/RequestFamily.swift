@@ -52,11 +52,13 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
 
     /// The family of a request target (path and query as sent).
     public init(uri: String) {
-        let path = uri.utf8
+        self = uri.utf8.withContiguousStorageIfAvailable(Self.init(target:)) ?? Self(target: Array(uri.utf8))
+    }
+
+    /// The family of the target `path` (its bytes, read in place).
+    private init<Bytes: Collection<UInt8>>(target path: Bytes) {
         func starts(_ prefix: StaticString) -> Bool {
-            let count = prefix.utf8CodeUnitCount
-            guard path.count >= count else { return false }
-            return prefix.withUTF8Buffer { expected in path.prefix(count).elementsEqual(expected) }
+            prefix.withUTF8Buffer { expected in path.starts(with: expected) }
         }
         if starts("/v2/subscribe/") { self = .subscribe }
         else if starts("/publish/") { self = .publish }
