@@ -3,6 +3,12 @@ public enum JSONText {
     /// Appends `value` as a quoted, escaped JSON string.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Names and uuids rarely need escaping: then the bytes go in with one copy.
+        if !value.utf8.contains(where: needsEscape) {
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
@@ -17,6 +23,11 @@ public enum JSONText {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `byte` is written escaped inside a JSON string.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// `value` as a quoted, escaped JSON string.
