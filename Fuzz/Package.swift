@@ -28,7 +28,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzSupport"),
-        fuzzTarget("FuzzRequestTarget", [server, .product(name: "NIOHTTP1", package: "swift-nio")]),
+        fuzzTarget("FuzzRequestTarget", [server, core, .product(name: "NIOHTTP1", package: "swift-nio")]),
         fuzzTarget("FuzzSignature", [wire]),
         fuzzTarget("FuzzJSON", [core]),
         fuzzTarget("FuzzPresenceState", [core]),

@@ -10,9 +10,9 @@ import PubNodeCore
 /// and `ttl` values that parse. For anything else it answers nil and the router decodes the target
 /// the general way, refusals included, so a request is answered the same either way
 /// (`PublishTargetTests` holds the two to that).
-enum PublishTarget {
+public enum PublishTarget {
     /// The publish `target` carries, or nil when it is not one this reads (see the type).
-    static func request(_ target: String) -> PublishRequest? {
+    public static func request(_ target: String) -> PublishRequest? {
         let read: PublishRequest?? = target.utf8.withContiguousStorageIfAvailable { bytes in
             request(UnsafeRawBufferPointer(bytes))
         }

@@ -16,8 +16,9 @@ extension Router {
         answering(.publish) { () throws(PubNodeError) in try begin(request) }
     }
 
-    /// Decodes a publish's path, query and (POST) body.
-    static func publishRequest(_ request: PubNubRequest, kind: MessageKind) throws(PubNodeError) -> PublishRequest {
+    /// Decodes a publish's path, query and (POST) body: what `route(_:)` hands the node for a
+    /// publish (`kind` `.message`) or signal (`.signal`) target.
+    public static func publishRequest(_ request: PubNubRequest, kind: MessageKind) throws(PubNodeError) -> PublishRequest {
         let s = request.segments
         let payload: [UInt8]
         if request.method == .POST {

@@ -1,11 +1,13 @@
 import FuzzSupport
 import NIOHTTP1
+import PubNodeCore
 import PubNodeServer
 
 /// Request targets: `PubNubRequest(method:uri:)` never traps on any text; an accepted target has one
 /// segment per `/` of its path; it accepts and reads exactly what a plain reference parser does;
 /// and percent-encoding any text into a segment, a query name and a query value reads back exactly
-/// that text, pairs in order (upper- or lowercase hex).
+/// that text, pairs in order (upper- or lowercase hex). A publish read straight off its target
+/// (`PublishTarget`) is exactly the request the router's general decoding reads from it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = String(decoding: fuzzBytes(data, size), as: UTF8.self)
@@ -24,6 +26,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(request.segments == reference.segments, "segments \(request.segments) against \(reference.segments)")
         require(request.query.pairs.map { [$0.name, $0.value] } == reference.pairs,
                 "query \(request.query.pairs) against \(reference.pairs)")
+    }
+
+    if let fast = PublishTarget.request(text) {
+        requireSamePublish(fast, as: request, text)
     }
 
     let encoded = percentEncode(text.utf8)
@@ -100,4 +106,19 @@ func referenceParse(_ target: String) -> (segments: [String], pairs: [[String]])
         }
     }
     return (segments, pairs)
+}
+
+/// `fast`, read by `PublishTarget` from `text`, is what the router decodes from `request` (the
+/// general reading of the same text), field by field.
+func requireSamePublish(_ fast: PublishRequest, as request: PubNubRequest?, _ text: String) {
+    let kinds: [String: MessageKind] = ["publish": .message, "signal": .signal]
+    guard let request, request.segments.count == 7, let kind = kinds[request.segments[0]],
+          let general = try? Router.publishRequest(request, kind: kind)
+    else { fatalError("property violated: the shortcut read a publish the router would not: \(text)") }
+    require(fast.publishKey == general.publishKey && fast.subscribeKey == general.subscribeKey
+            && fast.channel == general.channel && fast.payload == general.payload && fast.meta == general.meta
+            && fast.uuid == general.uuid && fast.kind == general.kind && fast.store == general.store
+            && fast.noReplication == general.noReplication && fast.ttlHours == general.ttlHours
+            && fast.customMessageType == general.customMessageType && fast.authKey == general.authKey
+            && general.signature == nil, "the shortcut and the router read \(text) differently")
 }
