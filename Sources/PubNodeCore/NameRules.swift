@@ -64,13 +64,23 @@ public enum NameRules {
 
     /// True when the name is a wildcard subscription (`….*`, or its presence form `….*-pnpres`).
     public static func isWildcard(_ name: String) -> Bool {
-        name.hasSuffix("*") || name.hasSuffix("*" + presenceSuffix)
+        endsWith(name, "*") || endsWith(name, "*-pnpres")
     }
 
     /// The name without its `-pnpres` suffix, or nil when it has none.
     public static func presenceBase(_ name: String) -> String? {
-        guard name.hasSuffix(presenceSuffix), name.utf8.count > presenceSuffix.utf8.count else { return nil }
-        return String(name.dropLast(presenceSuffix.count))
+        let suffixCount = presenceSuffix.utf8.count
+        guard name.utf8.count > suffixCount, endsWith(name, "-pnpres") else { return nil }
+        return String(decoding: name.utf8.dropLast(suffixCount), as: UTF8.self)
+    }
+
+    /// Whether `name`'s bytes end with `suffix`'s: names are matched as bytes, as PubNub matches
+    /// them (and without `hasSuffix`'s grapheme breaking, on every publish and poll).
+    private static func endsWith(_ name: String, _ suffix: StaticString) -> Bool {
+        suffix.withUTF8Buffer { wanted in
+            let bytes = name.utf8
+            return bytes.count >= wanted.count && bytes.suffix(wanted.count).elementsEqual(wanted)
+        }
     }
 
     /// Checks a wildcard subscription, plain (`a.*`) or presence (`a.*-pnpres`); returns its prefix.
