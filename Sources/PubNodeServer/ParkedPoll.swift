@@ -68,11 +68,15 @@ final class LoopWakeQueue: WakeGroup {
     let loop: any EventLoop
     /// The clock of the loop's connections.
     let clock: LoopClock
+    /// Answers this loop gave polls that found their messages at once, for later polls that would
+    /// be given the same (`PubNodeHTTPHandler.poll`); emptied with each wake batch.
+    let recentAnswers: NIOLoopBound<SharedAnswers>
     private let pending = Mutex<[ParkedPoll]>([])
 
     init(loop: any EventLoop, idleConnectionSeconds: Int) {
         self.loop = loop
         self.clock = LoopClock(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
+        self.recentAnswers = NIOLoopBound(SharedAnswers(limit: Self.recentAnswerLimit), eventLoop: loop)
     }
 
     /// Adds a woken poll; the first of a batch schedules the batch on the loop.
@@ -110,9 +114,13 @@ final class LoopWakeQueue: WakeGroup {
             defer { polls = [] }
             return polls
         }
+        recentAnswers.value.removeAll()
         let shared = SharedAnswers()
         for poll in polls { poll.fire(sharing: shared) }
     }
+
+    /// How many answers `recentAnswers` keeps at most (each at most `SharedAnswers.maxKeptBytes`).
+    static let recentAnswerLimit = 16
 }
 
 /// One `LoopWakeQueue` per event loop of a server, looked up once per connection.
@@ -133,46 +141,5 @@ final class WakeQueues: Sendable {
             queues[ObjectIdentifier(loop)] = queue
             return queue
         }
-    }
-}
-
-/// Answers computed once per wake batch and reused by every poll of that batch that would compute
-/// the same one: subscribers of one channel holding the same cursor get byte-identical responses,
-/// so the buffer is read, rendered and serialized once and written to each socket as is.
-///
-/// Created and used inside one task on one event loop; never shared across threads.
-final class SharedAnswers {
-    /// What makes two answers identical.
-    struct Key: Hashable {
-        var subscribeKey: String
-        var channel: String
-        var cursor: Timetoken
-        /// The subscriber's filter text: polls with different filters never share an answer.
-        var filter: String?
-        var minorVersion: Int
-        var keepAlive: Bool
-    }
-
-    /// An answer's bytes and the batch it carries (counted once per poll it answers).
-    typealias Answer = (bytes: ByteBuffer, batch: DeliveryBatch)
-
-    /// Each answer by its key.
-    private var responses: [Key: Answer] = [:]
-    /// The answer looked up or kept last: most polls of a batch share it, and comparing a key
-    /// whose strings share storage with this one is cheaper than hashing it.
-    private var last: (key: Key, answer: Answer)?
-
-    /// The answer kept for `key`, if any.
-    func answer(for key: Key) -> Answer? {
-        if let last, last.key == key { return last.answer }
-        guard let answer = responses[key] else { return nil }
-        last = (key, answer)
-        return answer
-    }
-
-    /// Keeps `answer` for `key`.
-    func keep(_ answer: Answer, for key: Key) {
-        responses[key] = answer
-        last = (key, answer)
     }
 }

@@ -9,7 +9,11 @@ extension PubNodeHTTPHandler {
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: longPoll)
         if let ready = Self.parkPassingFilteredOut(poll) {
             poll.longPoll.delivered(ready)
-            respond(ready)
+            if let key = sharedKey(poll) {
+                answerAtOnce(ready, key: key, recent: wakeQueue.recentAnswers.value)
+            } else {
+                respond(ready)
+            }
             return
         }
         guard admitParkedPoll() else {
@@ -98,6 +102,16 @@ extension PubNodeHTTPHandler {
         releaseParked()
         recordAnswer(status: 200)
         writeSerialized(answer.bytes, keepAlive: keepAlive, context: context)
+    }
+
+    /// Answers a plain single-channel poll that found `ready` at once: with the bytes this loop
+    /// last wrote to a poll with the same key that read the same messages (a backlog's subscribers
+    /// come back with the same cursor), or rendered now and kept for the next.
+    private func answerAtOnce(_ ready: DeliveryBatch, key: SharedAnswers.Key, recent: SharedAnswers) {
+        guard let context else { return }
+        let answer = recent.answer(for: key, reading: ready) ?? keep(ready, for: key, in: recent)
+        recordAnswer(status: 200)
+        writeSerialized(answer.bytes, keepAlive: key.keepAlive, context: context)
     }
 
     /// Answers the parked `poll`, if it is still the one parked.

@@ -1,3 +1,4 @@
+import NIOCore
 import NIOEmbedded
 import XCTest
 
@@ -31,5 +32,40 @@ final class SharedAnswerTests: XCTestCase {
         let multiplexed = try XCTUnwrap(behind.response())
         XCTAssertEqual(multiplexed.json["m"]?.arrayValue.map { $0["d"] }, [.string("shared")])
         for connection in same + [behind] { XCTAssertTrue(connection.isOpen) }
+    }
+
+    func testPollsThatFindTheSameMessagesAtOnceShareOneAnswerUntilTheBufferChanges() throws {
+        let node = EmbeddedNode()
+        let loop = EmbeddedEventLoop()
+        let cursor = try node.handshake("room")
+        let english = "&meta=%7B%22lang%22%3A%22en%22%7D"
+        try node.publish("room", #""one""#, query: english)
+        func poll(uuid: String, version: String = "1.1", filter: String = "", line: UInt = #line) throws -> ByteBuffer {
+            let connection = try node.connect(on: loop)
+            try connection.send("GET /v2/subscribe/demo/room/0?tt=\(cursor)&uuid=\(uuid)\(filter) HTTP/\(version)\r\nHost: x\r\n\r\n")
+            loop.run()
+            return try XCTUnwrap(connection.channel.readOutbound(as: ByteBuffer.self), line: line)
+        }
+        func messages(_ bytes: ByteBuffer) throws -> [JSON?] {
+            try XCTUnwrap(Response.parse(Array(bytes.readableBytesView))?.0.json["m"]?.arrayValue.map { $0["d"] })
+        }
+        let first = try poll(uuid: "a")
+        let second = try poll(uuid: "b")
+        XCTAssertEqual(try messages(first), [.string("one")])
+        XCTAssertTrue(Self.sameStorage(first, second), "the same messages for the same key: rendered once")
+        // Another HTTP version or a filter is another key, and renders its own.
+        XCTAssertFalse(Self.sameStorage(first, try poll(uuid: "c", version: "1.0")))
+        let filtered = try poll(uuid: "d", filter: "&filter-expr=meta.lang%20%3D%3D%20%27en%27")
+        XCTAssertFalse(Self.sameStorage(first, filtered))
+        // A message more: the same cursor now reads both, and is never given the kept answer.
+        try node.publish("room", #""two""#, query: english)
+        let third = try poll(uuid: "e")
+        XCTAssertFalse(Self.sameStorage(first, third))
+        XCTAssertEqual(try messages(third), [.string("one"), .string("two")])
+        XCTAssertTrue(Self.sameStorage(third, try poll(uuid: "f")))
+    }
+
+    private static func sameStorage(_ a: ByteBuffer, _ b: ByteBuffer) -> Bool {
+        a.withUnsafeReadableBytes { first in b.withUnsafeReadableBytes { second in first.baseAddress == second.baseAddress } }
     }
 }
