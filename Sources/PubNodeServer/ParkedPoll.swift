@@ -69,14 +69,17 @@ final class LoopWakeQueue: WakeGroup {
     /// The clock of the loop's connections.
     let clock: LoopClock
     /// Answers this loop gave polls that found their messages at once, for later polls that would
-    /// be given the same (`PubNodeHTTPHandler.poll`); emptied with each wake batch.
+    /// be given the same (`PubNodeHTTPHandler.poll`); emptied with each wake batch and each tick of
+    /// the loop's clock.
     let recentAnswers: NIOLoopBound<SharedAnswers>
     private let pending = Mutex<[ParkedPoll]>([])
 
     init(loop: any EventLoop, idleConnectionSeconds: Int) {
         self.loop = loop
         self.clock = LoopClock(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
-        self.recentAnswers = NIOLoopBound(SharedAnswers(limit: Self.recentAnswerLimit), eventLoop: loop)
+        let recentAnswers = NIOLoopBound(SharedAnswers(limit: Self.recentAnswerLimit), eventLoop: loop)
+        self.recentAnswers = recentAnswers
+        clock.forget = { recentAnswers.value.removeAll() }
     }
 
     /// Adds a woken poll; the first of a batch schedules the batch on the loop.

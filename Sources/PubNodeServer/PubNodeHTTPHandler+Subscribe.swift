@@ -82,7 +82,7 @@ extension PubNodeHTTPHandler {
         guard let shared = poll.longPoll.sharingKey, state.head?.method == .GET, let minorVersion = state.head?.minorVersion
         else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
-                                 filter: poll.longPoll.filter?.text, minorVersion: minorVersion, keepAlive: keepsAlive)
+                                 filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: minorVersion, keepAlive: keepsAlive)
     }
 
     /// Renders and serializes `ready` once for every poll of the batch with `key`, and keeps it.

@@ -16,9 +16,23 @@ final class SharedAnswers {
         var channel: String
         var cursor: Timetoken
         /// The subscriber's filter text: polls with different filters never share an answer.
-        var filter: String?
+        var filter: FilterText?
         var minorVersion: Int
         var keepAlive: Bool
+    }
+
+    /// A filter's text compared and hashed as bytes: filters compare message text byte by byte,
+    /// so two texts Swift's `==` calls equal (one precomposed, one with a combining mark) may
+    /// filter differently and must not share.
+    struct FilterText: Hashable {
+        var text: String
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(text.utf8.count)
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
     }
 
     /// An answer's bytes and the batch it carries (counted once per poll it answers).
