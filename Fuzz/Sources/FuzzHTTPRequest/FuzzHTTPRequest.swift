@@ -6,8 +6,8 @@ import PubNodeServer
 
 /// The HTTP/1.1 request parser: never traps; reads the same requests (heads, bodies, ends, and the
 /// same refusal) whether the bytes arrive at once, split at one point, or a few bytes at a time
-/// (the first input byte picks the split and the head limit); an accepted head, written out again
-/// from what was read, reads back the same; and where NIO's llhttp decoder also reads the bytes
+/// (the first input byte picks the split and the head limit); an accepted head that keeps its
+/// field lines, written out again from what was read, reads back the same; and where NIO's llhttp decoder also reads the bytes
 /// without error, the requests both read agree (method, target, body): two parsers that disagree
 /// about where a request ends are what request smuggling needs.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -32,7 +32,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(ours[index] == theirs[index], "llhttp read request \(index) as \(theirs[index]), we as \(ours[index])")
         }
     }
-    for head in whole.heads {
+    // Publish, signal and subscribe heads keep no field lines (their endpoints read none), so only
+    // the heads that keep theirs can be written out again from what was read.
+    for head in whole.heads where !head.fieldBlock.isEmpty || head.fieldCount == 0 {
         let written = "\(head.method.rawValue) \(head.uri) HTTP/1.\(head.minorVersion)\r\n\(head.fieldBlock)\r\n"
         let again = parseAll([Array(written.utf8)], maxHeadBytes: Int.max).heads
         require(again.count == 1 && summary(again[0]) == summary(head), "head written out reads differently: \(written)")
