@@ -113,7 +113,7 @@ extension HTTPRequestParser {
         }
         let method = Self.method(UnsafeRawBufferPointer(rebasing: line[..<methodEnd]))
         let uri = String(decoding: UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd]), as: UTF8.self)
-        return .success(RequestHead(method: method, uri: uri, minorVersion: minor, keepAlive: minor == 1,
+        return .success(RequestHead(method: method, uri: uri, family: RequestFamily(uri: uri), minorVersion: minor, keepAlive: minor == 1,
                                     contentLength: nil, chunked: false, contentEncoding: .identity,
                                     fieldCount: 0, fieldBlock: ""))
     }

@@ -87,13 +87,13 @@ extension PubNodeHTTPHandler {
     /// Counts the answer to the current request in the HTTP metrics (timed unless it was parked).
     func recordAnswer(status: UInt) {
         guard let httpMetrics else { return }
-        guard let uri = state.head?.uri else {
+        guard let family = state.head?.family else {
             // Refused before a head was read (malformed bytes): counted, not timed.
             httpMetrics.record(.other, status: status, nanoseconds: nil)
             return
         }
         let elapsed = state.wasParked ? nil : NIODeadline.now().uptimeNanoseconds &- state.startedNanoseconds
-        httpMetrics.record(RequestFamily(uri: uri), status: status, nanoseconds: elapsed)
+        httpMetrics.record(family, status: status, nanoseconds: elapsed)
         state.wasParked = false
     }
 

@@ -90,10 +90,16 @@ public struct PubNubRequest: Sendable {
     /// A boolean query parameter: `1`/`true` or `0`/`false`; nil when absent.
     func flag(_ name: String) throws(PubNodeError) -> Bool? {
         guard let value = query[name] else { return nil }
+        guard let flag = Self.flag(reading: value) else { throw .invalidParameter("\(name) must be true or false") }
+        return flag
+    }
+
+    /// A boolean parameter's value: `1`/`true` or `0`/`false`, any case; nil for anything else.
+    static func flag(reading value: String) -> Bool? {
         switch value.lowercased() {
         case "1", "true": return true
         case "0", "false": return false
-        default: throw .invalidParameter("\(name) must be true or false")
+        default: return nil
         }
     }
 

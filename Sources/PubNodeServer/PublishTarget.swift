@@ -85,22 +85,13 @@ public enum PublishTarget {
                 switch parameter {
                 case .meta: meta = text
                 case .uuid: uuid = text
-                case .store: guard let flag = Self.flag(text) else { return nil }; store = flag
-                case .norep: guard let flag = Self.flag(text) else { return nil }; norep = flag
+                case .store: guard let flag = PubNubRequest.flag(reading: text) else { return nil }; store = flag
+                case .norep: guard let flag = PubNubRequest.flag(reading: text) else { return nil }; norep = flag
                 case .ttl: guard let hours = Int(text) else { return nil }; ttl = hours
                 case .customMessageType: customMessageType = text
                 case .auth: auth = text
                 case .signature: return nil
                 }
-            }
-        }
-
-        /// `PubNubRequest.flag(_:)`'s reading; nil where it would refuse.
-        private static func flag(_ text: String) -> Bool? {
-            switch text.lowercased() {
-            case "1", "true": return true
-            case "0", "false": return false
-            default: return nil
             }
         }
     }

@@ -11,6 +11,9 @@ public struct RequestHead: Sendable {
     public var method: HTTPMethod
     /// The request target exactly as received (`/path?query`).
     public var uri: String
+    /// The endpoint family the target belongs to, read once off it: what the metrics count the
+    /// answer under, and whether the parser keeps the field lines (`fieldsUnread`).
+    public var family: RequestFamily
     /// The minor HTTP version: 1 for HTTP/1.1, 0 for HTTP/1.0.
     public var minorVersion: Int
     /// Whether the connection stays open after the answer (HTTP/1.1 unless `Connection: close`;
@@ -66,7 +69,7 @@ public struct RequestHead: Sendable {
     /// framing and connection fields are read into the other properties), so the parser does not
     /// keep the field lines for them. Every other target keeps its fields.
     var fieldsUnread: Bool {
-        targets("/publish/") || targets("/signal/") || targets("/v2/subscribe/")
+        family == .publish || family == .signal || family == .subscribe
     }
 
     /// Whether the target starts with `prefix` (compared as bytes).
