@@ -3,9 +3,15 @@ public enum JSONText {
     /// Appends `value` as a quoted, escaped JSON string.
     public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Names and uuids rarely need escaping: then the bytes go in with one copy.
-        if !value.utf8.contains(where: needsEscape) {
-            out.append(contentsOf: value.utf8)
+        // Names and uuids rarely need escaping: then the bytes go in with one copy (from the
+        // string's own storage when it is contiguous, as strings read off the wire are).
+        let plain: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: needsEscape) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain ?? !value.utf8.contains(where: needsEscape) {
+            if plain == nil { out.append(contentsOf: value.utf8) }
             out.append(UInt8(ascii: "\""))
             return
         }

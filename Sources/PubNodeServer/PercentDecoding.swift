@@ -16,16 +16,12 @@ enum PercentDecoding {
     /// `decode(_:)` would be.
     static func decodeBytes(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
         guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
-        var failed = false
-        let decoded = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
-            guard let written = unescape(bytes, into: out) else {
-                failed = true
-                count = 0
-                return
-            }
-            count = written
-        }
-        guard !failed else { return nil }
+        // Sized once and trimmed: built with the uninitialized-capacity initializer, this showed
+        // a generic metadata lookup on every call in the publish profile.
+        var decoded = [UInt8](repeating: 0, count: bytes.count)
+        let written = decoded.withUnsafeMutableBufferPointer { unescape(bytes, into: $0) }
+        guard let written else { return nil }
+        decoded.removeLast(decoded.count - written)
         // ASCII is UTF-8; anything else is checked the way `decode(_:)` checks it.
         if decoded.contains(where: { $0 >= 0x80 }), String(validating: decoded, as: UTF8.self) == nil { return nil }
         return decoded

@@ -20,40 +20,64 @@ public enum SubscribeEnvelope {
     public static func open(_ draft: PublishDraft, timetoken: Timetoken, subscribeKey: String, region: Int) -> Opened {
         var out: [UInt8] = []
         out.reserveCapacity(draft.payload.count + (draft.meta?.count ?? 0) + draft.channel.utf8.count + 128)
-        out.append(contentsOf: #"{"a":"0","f":0,"#.utf8)
+        append(#"{"a":"0","f":0,"#, to: &out)
         if let publisher = draft.publisher {
-            out.append(contentsOf: #""i":"#.utf8)
+            append(#""i":"#, to: &out)
             JSONText.appendString(publisher, to: &out)
             out.append(UInt8(ascii: ","))
         }
-        out.append(contentsOf: #""p":{"t":""#.utf8)
+        append(#""p":{"t":""#, to: &out)
         timetoken.withDecimalDigits { out.append(contentsOf: $0) }
-        out.append(contentsOf: #"","r":"#.utf8)
-        out.append(contentsOf: String(region).utf8)
-        out.append(contentsOf: #"},"k":"#.utf8)
+        append(#"","r":"#, to: &out)
+        appendDecimal(region, to: &out)
+        append(#"},"k":"#, to: &out)
         JSONText.appendString(subscribeKey, to: &out)
-        out.append(contentsOf: #","c":"#.utf8)
+        append(#","c":"#, to: &out)
         JSONText.appendString(draft.channel, to: &out)
-        out.append(contentsOf: #","d":"#.utf8)
+        append(#","d":"#, to: &out)
         let payloadStart = out.count
         out.append(contentsOf: draft.payload)
         let payload = payloadStart..<out.count
         var meta: Range<Int>?
         if let bytes = draft.meta {
-            out.append(contentsOf: #","u":"#.utf8)
+            append(#","u":"#, to: &out)
             let metaStart = out.count
             out.append(contentsOf: bytes)
             meta = metaStart..<out.count
         }
         if let code = draft.kind.envelopeCode {
-            out.append(contentsOf: #","e":"#.utf8)
-            out.append(contentsOf: String(code).utf8)
+            append(#","e":"#, to: &out)
+            appendDecimal(Int(code), to: &out)
         }
         if let type = draft.customMessageType {
-            out.append(contentsOf: #","cmt":"#.utf8)
+            append(#","cmt":"#, to: &out)
             JSONText.appendString(type, to: &out)
         }
         return Opened(bytes: out, payload: payload, meta: meta)
+    }
+
+    /// Appends a literal's bytes in one copy (a `String` literal's UTF-8 view would go through
+    /// the generic sequence append, byte by byte).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        literal.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// Appends `value`'s decimal digits without building a string.
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
     }
 
     /// Bytes a response for `deliveries` needs, to reserve the buffer once.
