@@ -16,6 +16,24 @@ final class PublishedMessageTests: XCTestCase {
         XCTAssertEqual(message.timetoken, Timetoken(123))
     }
 
+    func testRegionsAreWrittenAsTheirDigits() {
+        for (region, digits) in [(0, "0"), (7, "7"), (10, "10"), (2_147_483_647, "2147483647"), (-3, "-3")] {
+            let message = PublishedMessage(draft: PublishDraft(channel: "ch", payload: Array("1".utf8)), timetoken: Timetoken(5),
+                                           subscribeKey: "demo", region: region, publishedAtNanoseconds: 0)
+            XCTAssertEqual(text(message), "{\"a\":\"0\",\"f\":0,\"p\":{\"t\":\"5\",\"r\":\(digits)},\"k\":\"demo\",\"c\":\"ch\",\"d\":1")
+        }
+    }
+
+    func testLongNamesGoInAsTheyAreOrEscaped() {
+        // Longer than a small string, so read from the string's own storage.
+        let channel = String(repeating: "ü-channel.", count: 8)
+        let publisher = String(repeating: "x", count: 40) + "\"q"
+        let message = PublishedMessage(draft: PublishDraft(channel: channel, payload: Array("2".utf8), publisher: publisher),
+                                       timetoken: Timetoken(6), subscribeKey: "demo", region: 1, publishedAtNanoseconds: 0)
+        XCTAssertTrue(text(message).contains("\"c\":\"\(channel)\""), text(message))
+        XCTAssertTrue(text(message).contains("\"i\":\"\(String(repeating: "x", count: 40))\\\"q\""), text(message))
+    }
+
     func testClosedEnvelopeIsAJSONObjectWithEveryField() throws {
         let draft = PublishDraft(channel: "room.1", payload: Array("{\"n\":[1,2]}".utf8), meta: Array("{\"m\":\"x\"}".utf8),
                                  publisher: "alice", kind: .signal, customMessageType: "typ")
