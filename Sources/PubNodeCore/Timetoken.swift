@@ -45,16 +45,7 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// (a timetoken's 17 digits would not fit a string's inline storage).
     @inlinable
     public func withDecimalDigits<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var value = rawValue
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-                value /= 10
-            } while value > 0
-            return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[start...])))
-        }
+        DecimalDigits.with(rawValue, body)
     }
 
     /// Orders by tick count.

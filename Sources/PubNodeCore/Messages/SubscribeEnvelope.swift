@@ -65,19 +65,7 @@ public enum SubscribeEnvelope {
     /// Appends `value`'s decimal digits without building a string.
     private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
+        DecimalDigits.with(UInt64(value.magnitude)) { out.append(contentsOf: $0) }
     }
 
     /// Bytes a response for `deliveries` needs, to reserve the buffer once.
