@@ -40,6 +40,23 @@ extension ChannelHub {
         return waiters
     }
 
+    /// Refreshes like `heartbeat(_:)` unless `receipt`, from the last refresh of the same update,
+    /// shows that this one would change nothing (`PresenceReceipt`); returns the receipt to pass
+    /// next time and the waiters the refresh's events woke.
+    public func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?)
+        throws(PubNodeError) -> (receipt: PresenceReceipt, waiters: [any Waiter]) {
+        let epoch = presence.epoch
+        let now = presence.clock.nowNanoseconds()
+        if let receipt, receipt.covers(update, in: epoch,
+                                       timeoutSeconds: presence.settings.timeout(requested: update.timeoutSeconds), now: now) {
+            return (receipt, [])
+        }
+        // Read before the refresh: a removal racing with it fails the next check (`PresenceEpoch`).
+        let removals = epoch.removals
+        let waiters = try heartbeat(update)
+        return (PresenceReceipt(epoch: epoch, removals: removals, refreshedAt: now), waiters)
+    }
+
     /// Removes `uuid` from `channels` and the channels of `groups` at once; returns waiters to wake.
     public func leave(uuid: String, channels: [String], groups: [String]) -> [any Waiter] {
         var waiters: [any Waiter] = []

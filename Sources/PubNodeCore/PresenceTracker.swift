@@ -23,6 +23,8 @@ public final class PresenceTracker: Sendable {
     /// Told of every per-uuid change, even above announce-max (the after-presence hooks). Called
     /// with the channel's mutex held: it must only queue the event.
     let observer: (@Sendable (PresenceEvent) -> Void)?
+    /// Counts leaves and timeouts, for `PresenceReceipt`.
+    let epoch = PresenceEpoch()
 
     /// Creates an empty tracker reading time from `clock`; `observer` sees every per-uuid change.
     public init(settings: PresenceSettings, clock: TimetokenClock, observer: (@Sendable (PresenceEvent) -> Void)? = nil) {
@@ -147,9 +149,11 @@ public final class PresenceTracker: Sendable {
         return fits
     }
 
-    /// Takes `uuid` out of `channel`'s occupants and reports it; called with the user's mutex held.
+    /// Takes `uuid` out of `channel`'s occupants and reports it; called with the user's mutex held,
+    /// after its entry there is gone (counted in `epoch`).
     func depart(_ uuid: String, from channel: String, as action: PresenceEvent.Action, now: UInt64,
                 emit: (PresenceEvent) -> Void) {
+        epoch.advance()
         guard let room = rooms.get(channel) else { return }
         let idle = room.inner.withLock { inner -> Bool in
             guard !inner.reclaimed, inner.occupants.remove(uuid) != nil else { return false }

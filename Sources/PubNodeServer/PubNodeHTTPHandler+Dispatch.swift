@@ -18,7 +18,7 @@ extension PubNodeHTTPHandler {
             return
         }
         if head.method == .GET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
-            act(on: router.subscribe(kept.prepared, cursor: cursor), context: context)
+            act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
             return
         }
         if head.method == .GET, !router.metricsListener, let publish = PublishTarget.request(head.uri) {
@@ -43,8 +43,12 @@ extension PubNodeHTTPHandler {
         }
         // A subscribe that does not decode or prepare is answered (refused) by the router, and not kept.
         if let decoded = router.decodedSubscribe(request), let prepared = try? router.node.prepare(decoded) {
-            state.lastSubscribe = RepeatedSubscribe(target: head.uri, prepared: prepared)
-            act(on: router.subscribe(prepared, cursor: decoded.cursor), context: context)
+            var presence: PresenceReceipt?
+            let action = router.subscribe(prepared, cursor: decoded.cursor, presence: &presence)
+            let kept = RepeatedSubscribe(target: head.uri, prepared: prepared)
+            kept?.presence = presence
+            state.lastSubscribe = kept
+            act(on: action, context: context)
         } else {
             act(on: router.route(request), context: context)
         }

@@ -19,8 +19,9 @@ import PubNodeCore
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).
 /// Signed requests are never kept (their signature and timestamp change on every poll).
 ///
-/// A class, immutable: the connection's state holds one reference, so reading it for each poll
-/// costs one retain rather than a copy of every string it keeps.
+/// A class: the connection's state holds one reference, so reading it for each poll costs one
+/// retain rather than a copy of every string it keeps. Only `presence` changes, and only on the
+/// connection's event loop.
 final class RepeatedSubscribe {
     /// The target as received.
     let target: String
@@ -28,6 +29,9 @@ final class RepeatedSubscribe {
     let cursorValue: Range<Int>
     /// The decoded request, its names validated (each poll passes its own cursor beside it).
     let prepared: PreparedSubscribe
+    /// What the last poll's presence refresh left, so that a poll soon after skips refreshing the
+    /// same presence again (`PresenceReceipt`).
+    var presence: PresenceReceipt?
 
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {
@@ -40,18 +44,23 @@ final class RepeatedSubscribe {
     /// The cursor of `target` when `target` is the kept one with only its `tt` value changed (and
     /// that value is a plain timetoken); nil otherwise. The connection then subscribes with the
     /// kept `prepared` and this cursor, without copying or validating the request again.
+    ///
+    /// The kept target was read whole when it was kept; a new one that has the same bytes before
+    /// and after the value, and only digits between, reads exactly the same (the same parameters,
+    /// one `tt`, no escaped name), so only those three parts are compared.
     func cursor(repeatedBy target: String) -> Timetoken? {
         let kept = cursorValue
         // Strings read off the wire are native, so contiguous; a foreign one is simply not matched.
         let found: Timetoken?? = target.utf8.withContiguousStorageIfAvailable { newBytes in
-            let match: Timetoken?? = self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
-                guard let found = Self.cursor(in: newBytes), found.value.lowerBound == kept.lowerBound,
+            self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
+                let suffix = oldBytes.count - kept.upperBound
+                let valueEnd = newBytes.count - suffix
+                guard valueEnd > kept.lowerBound,
                       Self.same(newBytes, oldBytes, 0..<kept.lowerBound, 0..<kept.lowerBound),
-                      Self.same(newBytes, oldBytes, found.value.upperBound..<newBytes.count, kept.upperBound..<oldBytes.count)
+                      Self.same(newBytes, oldBytes, valueEnd..<newBytes.count, kept.upperBound..<oldBytes.count)
                 else { return nil }
-                return found.timetoken
-            }
-            return match ?? nil
+                return Timetoken(decimalDigits: UnsafeBufferPointer(rebasing: newBytes[kept.lowerBound..<valueEnd]))
+            } ?? nil
         }
         return found ?? nil
     }

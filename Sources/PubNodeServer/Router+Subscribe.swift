@@ -12,10 +12,11 @@ extension Router {
 
     /// A subscribe already decoded and prepared (a connection's repeated long-poll, see
     /// `RepeatedSubscribe`), from `cursor`: authorized and answered exactly as `subscribe(_:)`
-    /// would the same target.
-    func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) -> RouteAction {
+    /// would the same target. `receipt` is what the connection's last poll of `prepared` left of
+    /// its presence refresh (`PresenceReceipt`), updated for the next.
+    func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?) -> RouteAction {
         answering(.object(service: "Subscribe"), keyset: prepared.request.subscribeKey) { () throws(PubNodeError) in
-            try start(node.subscribe(prepared, cursor: cursor))
+            try start(node.subscribe(prepared, cursor: cursor, presence: &receipt))
         }
     }
 

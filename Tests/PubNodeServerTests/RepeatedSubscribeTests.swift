@@ -35,6 +35,10 @@ final class RepeatedSubscribeTests: XCTestCase {
             base.replacingOccurrences(of: "tt=100", with: "tt="),
             base.replacingOccurrences(of: "tt=100", with: "tt=18446744073709551616"), // over UInt64
             base.replacingOccurrences(of: "tt=100", with: "tt=5&tt=6"),    // a second cursor
+            base.replacingOccurrences(of: "tt=100", with: "tt=100&x=1"),   // a parameter after the cursor
+            base.replacingOccurrences(of: "tt=100", with: "tt=1a0"),
+            "/v2/subscribe/demo/a,b/0?uuid=u&tt=",                          // shorter than the kept one
+            "",
             "/publish/demo/demo/0/a/0/1?uuid=u&tt=100&tr=1",
         ] {
             XCTAssertNil(repeated.cursor(repeatedBy: other), other)
@@ -161,5 +165,28 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(refused.status, expected.status)
         XCTAssertNotEqual(refused.status, 200)
         XCTAssertEqual(refused.text, expected.text)
+    }
+
+    func testARepeatedPollRejoinsAfterALeaveWithinItsRefreshWindow() throws {
+        let wall = ManualClock()
+        let node = EmbeddedNode(wall: wall)
+        let connection = try node.connect()
+        var cursor = try node.handshake("room", query: "&uuid=u")
+        let occupancy = { () throws -> String? in
+            try node.get("/v2/presence/sub-key/demo/channel/room").json["occupancy"]?.stringValue
+        }
+        for round in 0..<2 {
+            try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+            XCTAssertEqual(try occupancy(), "1", "round \(round)")
+            // Another connection of the same client leaves: the clock has not moved, so only the
+            // leave tells the next poll that its last refresh no longer stands.
+            _ = try node.get("/v2/presence/sub-key/demo/channel/room/leave?uuid=u")
+            XCTAssertEqual(try occupancy(), "0")
+            try node.publish("room", "\"m\(round)\"")
+            connection.runLoop()
+            cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        }
+        let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
+        XCTAssertNotNil(handler.state.lastSubscribe?.presence, "the connection keeps its refresh")
     }
 }

@@ -31,6 +31,12 @@ struct MemoryKeysetPresence: KeysetPresence {
         try hub.heartbeat(update).wakeAll()
     }
 
+    func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt? {
+        let refreshed = try hub.refresh(update, after: receipt)
+        refreshed.waiters.wakeAll()
+        return refreshed.receipt
+    }
+
     func leave(uuid: String, channels: [String], groups: [String]) {
         hub.leave(uuid: uuid, channels: channels, groups: groups).wakeAll()
     }

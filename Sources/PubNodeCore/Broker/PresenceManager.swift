@@ -24,6 +24,10 @@ public protocol KeysetPresence: Sendable {
     /// Refreshes (or starts) a uuid's presence on channels and the channels of groups, applying
     /// the state given; a refused state changes nothing.
     func heartbeat(_ update: PresenceUpdate) throws(PubNodeError)
+    /// A subscribe's repeated refresh: like `heartbeat(_:)`, but it may skip one that `receipt`
+    /// (returned by the last call with the same update) shows would change nothing. Returns the
+    /// receipt for the next call, nil when this presence never skips.
+    func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt?
     /// Removes a uuid from channels and the channels of groups at once.
     func leave(uuid: String, channels: [String], groups: [String])
     /// Sets a uuid's state on channels and the channels of groups; returns it as stored (nil for `{}`).
@@ -48,6 +52,12 @@ public typealias PresenceSweepCounts = PresenceTracker.SweepCounts
 extension KeysetPresence {
     /// Presence is kept in this process unless the store says otherwise.
     public var shared: (any SharedPresence)? { nil }
+
+    /// Every refresh is made: a store whose removals this process cannot see skips none.
+    public func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt? {
+        try heartbeat(update)
+        return nil
+    }
 }
 
 /// Presence kept outside the process (a cluster's, in Redis): every node lists the users of every

@@ -5,7 +5,8 @@ extension Node {
     /// join on its first long-poll.
     public func subscribe(_ request: SubscribeRequest) throws(PubNodeError) -> SubscribeStart {
         let keyset = try servedKeyset(request.subscribeKey)
-        return try subscribe(prepare(request), cursor: request.cursor, on: keyset)
+        var receipt: PresenceReceipt?
+        return try subscribe(prepare(request), cursor: request.cursor, on: keyset, presence: &receipt)
     }
 
     /// A subscribe prepared before (`prepare(_:)`), from `cursor`: the keyset is looked up and the
@@ -14,7 +15,17 @@ extension Node {
     /// A transport that keeps a connection's prepared subscribe passes each poll's cursor, so the
     /// names are not validated again on every poll.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
-        try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey))
+        var receipt: PresenceReceipt?
+        return try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey), presence: &receipt)
+    }
+
+    /// The same, for a transport that also keeps what the last poll's presence refresh left
+    /// (`receipt`, nil at first): a poll soon after one that refreshed the same presence, with
+    /// nobody having left since, skips the refresh (`PresenceReceipt`). `receipt` is updated for
+    /// the next poll of `prepared`, and must not be passed with another.
+    public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken,
+                          presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> SubscribeStart {
+        try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey), presence: &receipt)
     }
 
     /// Validates what in a subscribe depends on the request alone (its names against the node's
@@ -41,8 +52,8 @@ extension Node {
         return PreparedSubscribe(request: request, subscription: subscription, access: access, presence: presence)
     }
 
-    private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken,
-                           on keyset: ServedKeyset) throws(PubNodeError) -> SubscribeStart {
+    private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, on keyset: ServedKeyset,
+                           presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> SubscribeStart {
         // The prepared values are read in place: copying the request or the subscription into
         // locals would retain and release each of their strings on every poll.
         try authorize(prepared.access, on: keyset)
@@ -50,7 +61,7 @@ extension Node {
         // Taken before the presence change: a handshake's client also receives its own join.
         let handshake = cursor == .zero ? clock.current() : nil
         if let update = prepared.presence {
-            try keyset.presence.heartbeat(update)
+            receipt = try keyset.presence.refresh(update, after: receipt)
         } else if let state = prepared.request.state {
             // Without a uuid the state changes nothing, but bad state is still refused.
             _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)
