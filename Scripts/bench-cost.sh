@@ -21,7 +21,8 @@
 # Usage: Scripts/bench-cost.sh fanout|publish [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or nchan, floor], SCRATCH [.build],
 #   PUBNODE_BIN [release build], SUBS [1000],
-#   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16],
+#   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16], CHANNELS [1: publish
+#   channels, used round-robin],
 #   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window].
 set -euo pipefail
@@ -32,7 +33,7 @@ source "$ROOT/Scripts/bench-common.sh"
 MODE=${1:?usage: bench-cost.sh fanout|publish [--no-build]}
 SCRATCH=${SCRATCH:-$ROOT/.build}
 SUBS=${SUBS:-1000} MESSAGES=${MESSAGES:-20} INTERVAL_MS=${INTERVAL_MS:-200}
-CONNECTIONS=${CONNECTIONS:-64} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16}
+CONNECTIONS=${CONNECTIONS:-64} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} CHANNELS=${CHANNELS:-1}
 [[ "${2:-}" == "--no-build" ]] || for product in pubnode pubnode-load; do
     swift build -c release --product "$product" --scratch-path "$SCRATCH" >&2
 done
@@ -119,7 +120,7 @@ fanout)
 publish)
     before=$(counted pubnode_messages_published_total); profile; read -r t0 u0 < <(ticks)
     "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --connections "$CONNECTIONS" \
-        --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" >"$WORK/load.json" 2>&1
+        --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" --channels "$CHANNELS" >"$WORK/load.json" 2>&1
     read -r t1 u1 < <(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" requests)
     unit="publish"

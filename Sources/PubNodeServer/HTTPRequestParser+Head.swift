@@ -91,13 +91,17 @@ extension HTTPRequestParser {
 
     /// `METHOD SP target SP HTTP/1.x`, single spaces, a target of visible ASCII.
     static func requestLine(_ line: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
-        guard let methodEnd = line.firstIndex(of: .space), methodEnd > 0,
-              line[..<methodEnd].allSatisfy(isTokenByte) else {
+        // Each part is scanned once, byte by byte over the buffer (not through slices' generic
+        // search), stopping at its space.
+        var methodEnd = 0
+        while methodEnd < line.count, line[methodEnd] != .space, isTokenByte(line[methodEnd]) { methodEnd += 1 }
+        guard methodEnd > 0, methodEnd < line.count, line[methodEnd] == .space else {
             return .failure(Failure("Invalid request line"))
         }
         let targetStart = methodEnd + 1
-        guard let targetEnd = line[targetStart...].firstIndex(of: .space), targetEnd > targetStart,
-              line[targetStart..<targetEnd].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        var targetEnd = targetStart
+        while targetEnd < line.count, line[targetEnd] > 0x20, line[targetEnd] < 0x7F { targetEnd += 1 }
+        guard targetEnd > targetStart, targetEnd < line.count, line[targetEnd] == .space else {
             return .failure(Failure("Invalid request target"))
         }
         let version = UnsafeRawBufferPointer(rebasing: line[(targetEnd + 1)...])
@@ -112,8 +116,9 @@ extension HTTPRequestParser {
             return .failure(Failure("Invalid HTTP version"))
         }
         let method = Self.method(UnsafeRawBufferPointer(rebasing: line[..<methodEnd]))
-        let uri = String(decoding: UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd]), as: UTF8.self)
-        return .success(RequestHead(method: method, uri: uri, family: RequestFamily(uri: uri), minorVersion: minor, keepAlive: minor == 1,
+        let target = UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd])
+        let uri = String(decoding: target, as: UTF8.self)
+        return .success(RequestHead(method: method, uri: uri, family: RequestFamily(target: target), minorVersion: minor, keepAlive: minor == 1,
                                     contentLength: nil, chunked: false, contentEncoding: .identity,
                                     fieldCount: 0, fieldBlock: ""))
     }

@@ -56,7 +56,7 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
     }
 
     /// The family of the target `path` (its bytes, read in place).
-    private init<Bytes: Collection<UInt8>>(target path: Bytes) {
+    init<Bytes: Collection<UInt8>>(target path: Bytes) {
         func starts(_ prefix: StaticString) -> Bool {
             prefix.withUTF8Buffer { expected in path.starts(with: expected) }
         }
