@@ -47,8 +47,9 @@ extension ChannelHub {
         throws(PubNodeError) -> (receipt: PresenceReceipt, waiters: [any Waiter]) {
         let epoch = presence.epoch
         let now = presence.clock.nowNanoseconds()
-        if let receipt, receipt.covers(update, in: epoch,
-                                       timeoutSeconds: presence.settings.timeout(requested: update.timeoutSeconds), now: now) {
+        let window = PresenceReceipt.window(timeoutSeconds: presence.settings.timeout(requested: update.timeoutSeconds),
+                                            longPollSeconds: limits.longPollTimeoutSeconds)
+        if let receipt, receipt.covers(update, in: epoch, window: window, now: now) {
             return (receipt, [])
         }
         // Read before the refresh: a removal racing with it fails the next check (`PresenceEpoch`).

@@ -23,7 +23,7 @@ public final class PresenceTracker: Sendable {
     /// Told of every per-uuid change, even above announce-max (the after-presence hooks). Called
     /// with the channel's mutex held: it must only queue the event.
     let observer: (@Sendable (PresenceEvent) -> Void)?
-    /// Counts leaves and timeouts, for `PresenceReceipt`.
+    /// Counts leaves, timeouts and changed timeouts, for `PresenceReceipt`.
     let epoch = PresenceEpoch()
 
     /// Creates an empty tracker reading time from `clock`; `observer` sees every per-uuid change.
@@ -51,9 +51,12 @@ public final class PresenceTracker: Sendable {
             for channel in channels {
                 if states.isEmpty, let index = user.entries.index(forKey: channel), user.entries.values[index].present {
                     // A refresh without state (nearly every poll): the entry is changed in place.
+                    // Another timeout than the entry's may shorten an expiry a receipt relies on.
+                    if user.entries.values[index].timeoutSeconds != timeoutSeconds { epoch.advance() }
                     user.entries.values[index].expiresAt = expiry
                     user.entries.values[index].timeoutSeconds = timeoutSeconds
                 } else if var entry = user.entries[channel], entry.present {
+                    if entry.timeoutSeconds != timeoutSeconds { epoch.advance() }
                     entry.expiresAt = expiry
                     entry.timeoutSeconds = timeoutSeconds
                     let changed = states[channel].map { $0 != entry.state } ?? false

@@ -111,23 +111,12 @@ final class LoopWakeQueue: WakeGroup {
         for waiter in strays { waiter.wake() }
     }
 
-    /// Answers the polls woken so far now, on the loop (its connection has just answered a
-    /// publish), rather than from the batch's task: that task runs only after the rest of the
-    /// reads the loop is handling, which under load are thousands of requests, so a publish's
-    /// subscribers on its own loop are written to first, as a server that delivers while handling
-    /// the publish would. The task, already scheduled, then finds nothing to do.
-    func drainNow() {
-        drain()
-    }
-
     /// Answers every poll of the batch, sharing identical answers.
     private func drain() {
         let polls = pending.withLock { polls in
             defer { polls = [] }
             return polls
         }
-        // Answered already (`drainNow`).
-        guard !polls.isEmpty else { return }
         recentAnswers.value.removeAll()
         let shared = SharedAnswers()
         for poll in polls { poll.fire(sharing: shared) }

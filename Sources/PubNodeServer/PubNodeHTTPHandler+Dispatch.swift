@@ -62,8 +62,6 @@ extension PubNodeHTTPHandler {
             write(reply, context: context)
         case .sent(let timetoken):
             writeSent(timetoken, context: context)
-            // The subscribers this publish woke on this loop are answered before it reads on.
-            wakeQueue?.drainNow()
         case .poll(let longPoll):
             poll(longPoll, context: context)
         case .deferred(let start):

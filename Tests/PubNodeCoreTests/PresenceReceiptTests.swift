@@ -13,13 +13,43 @@ final class PresenceReceiptTests: XCTestCase {
 
     private let room = PresenceUpdate(uuid: "u", channels: ["room"], timeoutSeconds: 20)
 
-    func testTheWindowIsATenthOfTheTimeoutAndAtMostFiveSeconds() {
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 300), 5_000_000_000)
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 50), 5_000_000_000)
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 20), 2_000_000_000)
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 10), 1_000_000_000)
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 5), 500_000_000)
-        XCTAssertEqual(PresenceReceipt.window(timeoutSeconds: 0), 100_000_000)
+    func testTheWindowIsATenthOfTheTimeoutAtMostFiveSecondsAndKeepsALongPollsMargin() {
+        func window(_ timeout: Int, longPoll: Int = 280) -> UInt64 {
+            PresenceReceipt.window(timeoutSeconds: timeout, longPollSeconds: longPoll)
+        }
+        XCTAssertEqual(window(300), 5_000_000_000, "20 s spare after a 280 s long-poll: the margin is kept")
+        XCTAssertEqual(window(50), 5_000_000_000, "shorter than a long-poll: the client heartbeats on its own")
+        XCTAssertEqual(window(20), 2_000_000_000)
+        XCTAssertEqual(window(10), 1_000_000_000)
+        XCTAssertEqual(window(0), 100_000_000)
+        XCTAssertEqual(window(288), 3_000_000_000, "8 s spare, 5 kept")
+        XCTAssertEqual(window(285), 0, "nothing to spare: every refresh is made")
+        XCTAssertEqual(window(281), 0)
+        XCTAssertEqual(window(300, longPoll: 20), 5_000_000_000)
+    }
+
+    func testATimeoutJustOverTheLongPollIsRefreshedEveryTime() throws {
+        let hub = hub()
+        let update = PresenceUpdate(uuid: "u", channels: ["room"], timeoutSeconds: 283)
+        let first = try hub.refresh(update, after: nil)
+        wall.advance(nanoseconds: 1_000_000)
+        let second = try hub.refresh(update, after: first.receipt)
+        XCTAssertEqual(second.receipt.refreshedAt, first.receipt.refreshedAt + 1_000_000)
+    }
+
+    func testAnotherRequestChangingTheTimeoutEndsTheSkip() throws {
+        let hub = hub()
+        let long = PresenceUpdate(uuid: "u", channels: ["room"], timeoutSeconds: 300)
+        let first = try hub.refresh(long, after: nil)
+        // A heartbeat of the same uuid with a short timeout, then the poll's refresh within its window.
+        wall.advance(seconds: 1)
+        _ = try hub.heartbeat(PresenceUpdate(uuid: "u", channels: ["room"], timeoutSeconds: 20))
+        wall.advance(seconds: 1)
+        let second = try hub.refresh(long, after: first.receipt)
+        XCTAssertEqual(second.receipt.refreshedAt, first.receipt.refreshedAt + 2_000_000_000, "refreshed again")
+        wall.advance(seconds: 25)
+        XCTAssertEqual(hub.sweepPresence().counts.timedOut, 0, "the poll's 300 s timeout stands again")
+        XCTAssertEqual(hub.whereNow(uuid: "u"), ["room"])
     }
 
     func testARefreshWithinTheWindowIsSkippedAndMovesTheExpiryByLessThanIt() throws {
@@ -56,14 +86,22 @@ final class PresenceReceiptTests: XCTestCase {
         let rejoined = try hub.refresh(room, after: first.receipt)
         XCTAssertEqual(hub.whereNow(uuid: "u"), ["room"])
         XCTAssertEqual(hub.presence.occupancy(of: ["room"]).first?.occupancy, 1)
-        // Another uuid timing out counts as well: the keyset's removals are counted, not the uuid's.
+        // Another uuid timing out counts as well (the keyset's removals are counted, not the
+        // uuid's): inside a 5 s window, only v's timeout makes w's next poll refresh.
+        let long = PresenceUpdate(uuid: "w", channels: ["room"], timeoutSeconds: 300)
         _ = try hub.heartbeat(PresenceUpdate(uuid: "v", channels: ["other"], timeoutSeconds: 20))
-        wall.advance(nanoseconds: 500_000_000)
-        _ = try hub.heartbeat(room)
-        wall.advance(nanoseconds: 19_600_000_000)
-        XCTAssertEqual(hub.sweepPresence().counts.timedOut, 1, "v timed out, u was refreshed at 0.5 s")
-        let after = try hub.refresh(room, after: rejoined.receipt)
-        XCTAssertNotEqual(after.receipt.refreshedAt, rejoined.receipt.refreshedAt)
+        wall.advance(seconds: 19)
+        let before = try hub.refresh(long, after: nil)
+        wall.advance(seconds: 1)
+        let unchanged = try hub.refresh(long, after: before.receipt)
+        XCTAssertEqual(unchanged.receipt.refreshedAt, before.receipt.refreshedAt, "skipped: nobody left")
+        XCTAssertEqual(hub.sweepPresence().counts.timedOut, 2, "v and u (both 20 s) timed out, w did not")
+        XCTAssertEqual(hub.whereNow(uuid: "w"), ["room"])
+        wall.advance(seconds: 1)
+        let after = try hub.refresh(long, after: unchanged.receipt)
+        XCTAssertEqual(after.receipt.refreshedAt, before.receipt.refreshedAt + 2_000_000_000)
+        XCTAssertNotEqual(after.receipt.removals, before.receipt.removals)
+        _ = rejoined
     }
 
     func testStateAndGroupsAreRefreshedEveryTime() throws {

@@ -183,6 +183,20 @@ final class HTTPRequestParserTests: XCTestCase {
         }
     }
 
+    func testARequestLineRefusalNamesThePartAtFault() {
+        let refusals = [
+            ("GET\t/ HTTP/1.1\r\n\r\n", "Invalid request line"),
+            (" GET / HTTP/1.1\r\n\r\n", "Invalid request line"),
+            ("GET HTTP/1.1\r\n\r\n", "Invalid request target"),
+            ("GET  / HTTP/1.1\r\n\r\n", "Invalid request target"),
+            ("GET /a\u{7F} HTTP/1.1\r\n\r\n", "Invalid request target"),
+            ("GET / HTTP/1.1 \r\n\r\n", "Invalid HTTP version"),
+        ]
+        for (text, message) in refusals {
+            XCTAssertEqual(parse(text).1?.message, message, text.debugDescription)
+        }
+    }
+
     func testTheLargestLengthsAccepted() {
         XCTAssertNil(parse("POST / HTTP/1.1\r\nContent-Length: 999999999999999999\r\n\r\n").1)
         XCTAssertNil(parse("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffff\r\n").1)

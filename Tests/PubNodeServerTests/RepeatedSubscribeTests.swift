@@ -189,4 +189,22 @@ final class RepeatedSubscribeTests: XCTestCase {
         let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
         XCTAssertNotNil(handler.state.lastSubscribe?.presence, "the connection keeps its refresh")
     }
+
+    func testARepeatedPollWithinTheWindowLeavesTheRefreshItsPredecessorMade() throws {
+        let wall = ManualClock()
+        let node = EmbeddedNode(wall: wall)
+        let connection = try node.connect()
+        var cursor = try node.handshake("room")
+        for round in 0..<2 {
+            try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
+            wall.advance(seconds: 4)
+            try node.publish("room", "\"m\(round)\"")
+            connection.runLoop()
+            cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        }
+        // Refreshed at 0 s (the first poll, decoded afresh) and not at 4 s (inside the 5 s window of
+        // the keyset's 300 s timeout): the uuid times out 300 s after the first poll.
+        wall.advance(seconds: 292)
+        XCTAssertEqual(node.node.sweepPresence().timedOut, 1)
+    }
 }
