@@ -52,10 +52,10 @@ extension ChannelHub {
         if let receipt, receipt.covers(update, in: epoch, window: window, now: now) {
             return (receipt, [])
         }
-        // Read before the refresh: a removal racing with it fails the next check (`PresenceEpoch`).
-        let removals = epoch.removals
+        // Read before the refresh: a change racing with it fails the next check (`PresenceEpoch`).
+        let changes = epoch.changes
         let waiters = try heartbeat(update)
-        return (PresenceReceipt(epoch: epoch, removals: removals, refreshedAt: now), waiters)
+        return (PresenceReceipt(epoch: epoch, changes: changes, refreshedAt: now), waiters)
     }
 
     /// Removes `uuid` from `channels` and the channels of `groups` at once; returns waiters to wake.

@@ -17,7 +17,7 @@ import Synchronization
 public struct PresenceReceipt: Sendable {
     /// The presence the refresh went to, and its change count when the refresh began.
     let epoch: PresenceEpoch
-    let removals: UInt64
+    let changes: UInt64
     /// When the refresh began, on the presence's clock (nanoseconds).
     let refreshedAt: UInt64
 
@@ -44,7 +44,7 @@ public struct PresenceReceipt: Sendable {
     func covers(_ update: PresenceUpdate, in epoch: PresenceEpoch, window: UInt64, now: UInt64) -> Bool {
         update.state == nil && update.groups.isEmpty && self.epoch === epoch
             && now >= refreshedAt && now - refreshedAt < window
-            && epoch.removals == removals
+            && epoch.changes == changes
     }
 }
 
@@ -59,7 +59,7 @@ final class PresenceEpoch: Sendable {
     private let count = Atomic<UInt64>(0)
 
     /// Changes so far.
-    var removals: UInt64 { count.load(ordering: .acquiring) }
+    var changes: UInt64 { count.load(ordering: .acquiring) }
 
     /// Records a change (with the changed user's mutex held).
     func advance() {

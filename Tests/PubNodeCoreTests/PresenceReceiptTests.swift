@@ -86,7 +86,7 @@ final class PresenceReceiptTests: XCTestCase {
         let rejoined = try hub.refresh(room, after: first.receipt)
         XCTAssertEqual(hub.whereNow(uuid: "u"), ["room"])
         XCTAssertEqual(hub.presence.occupancy(of: ["room"]).first?.occupancy, 1)
-        // Another uuid timing out counts as well (the keyset's removals are counted, not the
+        // Another uuid timing out counts as well (the keyset's changes are counted, not the
         // uuid's): inside a 5 s window, only v's timeout makes w's next poll refresh.
         let long = PresenceUpdate(uuid: "w", channels: ["room"], timeoutSeconds: 300)
         _ = try hub.heartbeat(PresenceUpdate(uuid: "v", channels: ["other"], timeoutSeconds: 20))
@@ -100,7 +100,7 @@ final class PresenceReceiptTests: XCTestCase {
         wall.advance(seconds: 1)
         let after = try hub.refresh(long, after: unchanged.receipt)
         XCTAssertEqual(after.receipt.refreshedAt, before.receipt.refreshedAt + 2_000_000_000)
-        XCTAssertNotEqual(after.receipt.removals, before.receipt.removals)
+        XCTAssertNotEqual(after.receipt.changes, before.receipt.changes)
         _ = rejoined
     }
 
@@ -142,6 +142,6 @@ final class PresenceReceiptTests: XCTestCase {
         }
         XCTAssertEqual(present, ["room"], "re-joined after the leave")
         XCTAssertEqual(receipt?.refreshedAt, first.refreshedAt, "the clock did not move")
-        XCTAssertNotEqual(receipt?.removals, first.removals)
+        XCTAssertNotEqual(receipt?.changes, first.changes)
     }
 }
