@@ -12,8 +12,9 @@ import PubNodeCore
 /// the kept one with another `tt` value, the kept `PreparedSubscribe` is used with the new cursor
 /// instead of splitting, percent-decoding, routing and validating the names again (they depend on
 /// the request and the node's constant limits alone). The rest still runs per poll:
-/// `Node.subscribe(_:cursor:)` looks up the keyset, authorizes (a revoked token is refused on the
-/// next poll), compiles the filter (from its cache) and refreshes presence.
+/// `Node.subscribe(_:cursor:presence:)` looks up the keyset, authorizes (a revoked token is
+/// refused on the next poll), compiles the filter (from its cache) and refreshes presence unless
+/// `presence` shows the refresh would change nothing.
 ///
 /// Only targets read without ambiguity are kept: exactly one `tt` parameter, written in plain
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).

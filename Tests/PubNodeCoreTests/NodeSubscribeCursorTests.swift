@@ -11,7 +11,8 @@ final class NodeSubscribeCursorTests: NodeTestCase {
         let second = try node.publishNow(request("room", "2")).timetoken
         let kept = SubscribeRequest(subscribeKey: "demo", channels: ["room"], cursor: .zero)
 
-        guard case .poll(let poll) = try node.subscribe(node.prepare(kept), cursor: first) else {
+        var receipt: PresenceReceipt?
+        guard case .poll(let poll) = try node.subscribe(node.prepare(kept), cursor: first, presence: &receipt) else {
             return XCTFail("expected a long-poll")
         }
         XCTAssertEqual(poll.cursor, first)
@@ -19,7 +20,8 @@ final class NodeSubscribeCursorTests: NodeTestCase {
 
         var later = kept
         later.cursor = second
-        guard case .handshake = try node.subscribe(node.prepare(later), cursor: .zero) else {
+        var laterReceipt: PresenceReceipt?
+        guard case .handshake = try node.subscribe(node.prepare(later), cursor: .zero, presence: &laterReceipt) else {
             return XCTFail("a zero cursor is a handshake, whatever the request held")
         }
     }

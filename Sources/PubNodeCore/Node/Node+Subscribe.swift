@@ -13,16 +13,10 @@ extension Node {
     /// request authorized and answered exactly as `subscribe(_:)` would the same request with
     /// that cursor.
     /// A transport that keeps a connection's prepared subscribe passes each poll's cursor, so the
-    /// names are not validated again on every poll.
-    public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken) throws(PubNodeError) -> SubscribeStart {
-        var receipt: PresenceReceipt?
-        return try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey), presence: &receipt)
-    }
-
-    /// The same, for a transport that also keeps what the last poll's presence refresh left
-    /// (`receipt`, nil at first): a poll soon after one that refreshed the same presence, with
-    /// nobody having left since, skips the refresh (`PresenceReceipt`). `receipt` is updated for
-    /// the next poll of `prepared`, and must not be passed with another.
+    /// names are not validated again on every poll, and what the last poll's presence refresh
+    /// left (`receipt`, nil at first): a poll soon after one that refreshed the same presence,
+    /// with nothing undoing it since, skips the refresh (`PresenceReceipt`). `receipt` is updated
+    /// for the next poll of `prepared`, and must not be passed with another.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken,
                           presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> SubscribeStart {
         try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey), presence: &receipt)

@@ -37,7 +37,7 @@ public struct SubscribeRequest: Sendable {
 
 /// A subscribe request with its names validated (`Node.prepare(_:)`): what a transport keeps for a
 /// connection whose polls repeat the same request with a new cursor. It holds what each poll is
-/// authorized as, not a decision: `Node.subscribe(_:cursor:)` authorizes every poll.
+/// authorized as, not a decision: `Node.subscribe(_:cursor:presence:)` authorizes every poll.
 ///
 /// A class, immutable: a transport passes it for each poll at the cost of one retain, where a
 /// value would retain every string and array it holds.
