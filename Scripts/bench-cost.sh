@@ -23,6 +23,7 @@
 #   PUBNODE_BIN [release build], SUBS [1000],
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16], CHANNELS [1: publish
 #   channels, used round-robin],
+#   BY_MESSAGE [unset: set to print each message's p50/p99/max latency in fanout],
 #   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window].
 set -euo pipefail
@@ -103,7 +104,7 @@ ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13, $12 }' "/proc/$NODE_PID/sta
 case "$MODE" in
 fanout)
     "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
-        --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan >"$WORK/load.json" 2>&1 &
+        --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan ${BY_MESSAGE:+--by-message} >"$WORK/load.json" 2>&1 &
     load=$!
     until [[ $(parked) -ge $SUBS ]]; do
         kill -0 "$NODE_PID" 2>/dev/null || { cat "$WORK/node.log" >&2; exit 1; }
@@ -116,6 +117,7 @@ fanout)
     unit="delivery"
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
+    [[ -z "${BY_MESSAGE:-}" ]] || grep -o '"message_[0-9]*_p50_p99_max_ms": *"[^"]*"' "$WORK/load.json" >&2 || true
     ;;
 publish)
     before=$(counted pubnode_messages_published_total); profile; read -r t0 u0 < <(ticks)

@@ -51,6 +51,10 @@ struct FanoutCommand: AsyncParsableCommand {
     @Option(help: "JSON text sent as meta on every publish (PubNode only).")
     var meta: String?
 
+    /// Whether to print the latency percentiles of each message too.
+    @Flag(help: "Also print p50/p99/max delivery latency of each message, in publish order.")
+    var byMessage = false
+
     /// Checks the bounds of every option.
     mutating func validate() throws {
         guard (1...60_000).contains(subscribers) else { throw ValidationError("--subscribers must be 1...60000") }
@@ -109,6 +113,7 @@ struct FanoutCommand: AsyncParsableCommand {
         let clientCPU = ProcessCPU.seconds() - cpuStart
         await fleet.stop(task)
         let delivery = LatencySummary(samples: await fleet.latencies())
+        let perMessage = byMessage ? await fleet.latenciesByMessage() : [:]
         let publishRTT = LatencySummary(samples: await runtime.collect([publisher]) { $0.latencies }.flatMap { $0 })
         await runtime.shutdown()
 
@@ -138,6 +143,14 @@ struct FanoutCommand: AsyncParsableCommand {
         record.add("reconnects", runtime.reconnects)
         record.add(latency: delivery, prefix: "delivery")
         record.add("publish_rtt_p50_ms", LatencySummary.ms(publishRTT.p50))
+        for (sequence, samples) in perMessage.sorted(by: { $0.key < $1.key }) {
+            let summary = LatencySummary(samples: samples)
+            record.add(
+                "message_\(sequence)_p50_p99_max_ms",
+                "\(LatencySummary.ms(summary.p50).rounded()) / \(LatencySummary.ms(summary.p99).rounded()) / "
+                    + "\(LatencySummary.ms(summary.max).rounded()) (\(summary.count))"
+            )
+        }
         let samples = progress.errors.samples + progress.publishErrors.samples.map { "publisher: \($0)" }
         if let first = samples.first { record.add("first_error", first) }
         record.emit(title: "fanout results", errorSamples: samples, json: common.json)

@@ -24,6 +24,8 @@ final class SubscriberDriver: ExchangeDriver {
     private var seen = Set<Int>()
     /// Delivery latency of each received message, in nanoseconds.
     private(set) var latencies: [UInt64] = []
+    /// Sequence number of the message each latency belongs to (same order as `latencies`).
+    private(set) var sequences: [Int] = []
     /// Subscribers never finish by themselves; the run closes them.
     var isFinished: Bool { progress.isStopping }
 
@@ -95,6 +97,7 @@ final class SubscriberDriver: ExchangeDriver {
             }
             fresh += 1
             latencies.append(now >= stamp.sentNanos ? now - stamp.sentNanos : 0)
+            sequences.append(stamp.sequence)
         }
         if fresh > 0 { progress.markDelivered(fresh) }
         if duplicate > 0 { progress.markDuplicate(duplicate) }

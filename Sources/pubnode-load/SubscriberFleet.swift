@@ -51,4 +51,12 @@ struct SubscriberFleet: Sendable {
     func latencies() async -> [UInt64] {
         await runtime.collect(workers) { $0.latencies }.flatMap { $0 }
     }
+
+    /// Delivery latencies grouped by the message's sequence number, in nanoseconds.
+    func latenciesByMessage() async -> [Int: [UInt64]] {
+        let pairs = await runtime.collect(workers) { Array(zip($0.sequences, $0.latencies)) }
+        var grouped: [Int: [UInt64]] = [:]
+        for (sequence, latency) in pairs.joined() { grouped[sequence, default: []].append(latency) }
+        return grouped
+    }
 }
