@@ -56,6 +56,8 @@ struct ConnectionState {
     var wasParked = false
     /// The connection's last subscribe, decoded, for its next poll (see `RepeatedSubscribe`).
     var lastSubscribe: RepeatedSubscribe?
+    /// The connection's last publish read off its target, prepared, for its next (see `RepeatedPublish`).
+    var lastPublish: RepeatedPublish?
 
     /// The parked long-poll, if any.
     var parked: ParkedPoll? {

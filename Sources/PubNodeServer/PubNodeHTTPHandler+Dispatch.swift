@@ -4,8 +4,9 @@ import PubNodeCore
 
 extension PubNodeHTTPHandler {
     /// Routes a complete request: the per-client limits first, then a repeated long-poll from the
-    /// kept subscribe (`RepeatedSubscribe`), a publish read off its target (`PublishTarget`), or
-    /// else the decoded target through the router.
+    /// kept subscribe (`RepeatedSubscribe`), a repeated publish from the kept one
+    /// (`RepeatedPublish`), a publish read off its target (`PublishTarget`), or else the decoded
+    /// target through the router.
     func dispatch(head: RequestHead, body: ByteBuffer?, context: ChannelHandlerContext) {
         if let refusal = clientRefusal(head) {
             write(refusal, context: context)
@@ -21,9 +22,16 @@ extension PubNodeHTTPHandler {
             act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
             return
         }
-        if head.method == .GET, !router.metricsListener, let publish = PublishTarget.request(head.uri) {
-            act(on: router.publish(publish), context: context)
-            return
+        if head.method == .GET, !router.metricsListener {
+            if let kept = state.lastPublish, let (prepared, payload) = kept.repeated(by: head.uri, node: router.node) {
+                act(on: router.publish(prepared, payload: payload), context: context)
+                return
+            }
+            if let (publish, message) = PublishTarget.read(head.uri) {
+                state.lastPublish = RepeatedPublish(target: head.uri, message: message, request: publish)
+                act(on: router.publish(publish), context: context)
+                return
+            }
         }
         var request: PubNubRequest
         do {

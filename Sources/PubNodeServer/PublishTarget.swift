@@ -13,7 +13,13 @@ import PubNodeCore
 public enum PublishTarget {
     /// The publish `target` carries, or nil when it is not one this reads (see the type).
     public static func request(_ target: String) -> PublishRequest? {
-        let read: PublishRequest?? = target.utf8.withContiguousStorageIfAvailable { bytes in
+        read(target)?.request
+    }
+
+    /// The publish `target` carries and the byte offsets of its message segment within `target`,
+    /// or nil when it is not one this reads.
+    static func read(_ target: String) -> (request: PublishRequest, message: Range<Int>)? {
+        let read: (request: PublishRequest, message: Range<Int>)?? = target.utf8.withContiguousStorageIfAvailable { bytes in
             request(UnsafeRawBufferPointer(bytes))
         }
         return read ?? nil
@@ -22,7 +28,7 @@ public enum PublishTarget {
     private static let publishPrefix: StaticString = "/publish/"
     private static let signalPrefix: StaticString = "/signal/"
 
-    private static func request(_ bytes: UnsafeRawBufferPointer) -> PublishRequest? {
+    private static func request(_ bytes: UnsafeRawBufferPointer) -> (request: PublishRequest, message: Range<Int>)? {
         let kind: MessageKind
         let start: Int
         if starts(bytes, with: publishPrefix) {
@@ -48,10 +54,11 @@ public enum PublishTarget {
               let payload = PercentDecoding.decodeBytes(part(afterCallback + 1..<pathEnd)),
               let query = Query(bytes, from: pathEnd + 1)
         else { return nil }
-        return PublishRequest(publishKey: publishKey, subscribeKey: subscribeKey, channel: channel, payload: payload,
-                              meta: query.meta.map { Array($0.utf8) }, uuid: query.uuid, kind: kind,
-                              store: query.store, noReplication: query.norep ?? false, ttlHours: query.ttl,
-                              customMessageType: query.customMessageType, authKey: query.auth)
+        let request = PublishRequest(publishKey: publishKey, subscribeKey: subscribeKey, channel: channel, payload: payload,
+                                     meta: query.meta.map { Array($0.utf8) }, uuid: query.uuid, kind: kind,
+                                     store: query.store, noReplication: query.norep ?? false, ttlHours: query.ttl,
+                                     customMessageType: query.customMessageType, authKey: query.auth)
+        return (request, afterCallback + 1..<pathEnd)
     }
 
     /// The parameters a publish reads; the others are checked to decode and otherwise ignored, as

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PubNodeCore
 
 /// A connection's last subscribe, decoded, kept so that its next long-poll can skip decoding.
@@ -24,10 +19,8 @@ import PubNodeCore
 /// retain rather than a copy of every string it keeps. Only `presence` changes, and only on the
 /// connection's event loop.
 final class RepeatedSubscribe {
-    /// The target as received.
-    let target: String
-    /// The byte offsets of the `tt` value within `target`.
-    let cursorValue: Range<Int>
+    /// The target as received, with the byte offsets of its `tt` value.
+    let kept: KeptTarget
     /// The decoded request, its names validated (each poll passes its own cursor beside it).
     let prepared: PreparedSubscribe
     /// What the last poll's presence refresh left, so that a poll soon after skips refreshing the
@@ -37,8 +30,7 @@ final class RepeatedSubscribe {
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {
         guard prepared.request.signature == nil, let found = Self.cursor(in: target) else { return nil }
-        self.target = target
-        self.cursorValue = found.value
+        self.kept = KeptTarget(target: target, value: found.value)
         self.prepared = prepared
     }
 
@@ -50,20 +42,7 @@ final class RepeatedSubscribe {
     /// and after the value, and only digits between, reads exactly the same (the same parameters,
     /// one `tt`, no escaped name), so only those three parts are compared.
     func cursor(repeatedBy target: String) -> Timetoken? {
-        let kept = cursorValue
-        // Strings read off the wire are native, so contiguous; a foreign one is simply not matched.
-        let found: Timetoken?? = target.utf8.withContiguousStorageIfAvailable { newBytes in
-            self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
-                let suffix = oldBytes.count - kept.upperBound
-                let valueEnd = newBytes.count - suffix
-                guard valueEnd > kept.lowerBound,
-                      Self.same(newBytes, oldBytes, 0..<kept.lowerBound, 0..<kept.lowerBound),
-                      Self.same(newBytes, oldBytes, valueEnd..<newBytes.count, kept.upperBound..<oldBytes.count)
-                else { return nil }
-                return Timetoken(decimalDigits: UnsafeBufferPointer(rebasing: newBytes[kept.lowerBound..<valueEnd]))
-            } ?? nil
-        }
-        return found ?? nil
+        kept.value(in: target) { digits in digits.isEmpty ? nil : Timetoken(decimalDigits: digits) }
     }
 
     /// The one `tt` in `target`'s query: its value's byte range and the timetoken it reads; nil
@@ -91,13 +70,5 @@ final class RepeatedSubscribe {
         }
         guard let found, let timetoken = Timetoken(decimalDigits: bytes[found]) else { return nil }
         return (found, timetoken)
-    }
-
-    /// Whether `a[aRange]` and `b[bRange]` hold the same bytes.
-    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>,
-                             _ aRange: Range<Int>, _ bRange: Range<Int>) -> Bool {
-        guard aRange.count == bRange.count else { return false }
-        guard let aBase = a.baseAddress, let bBase = b.baseAddress, !aRange.isEmpty else { return true }
-        return memcmp(aBase + aRange.lowerBound, bBase + bRange.lowerBound, aRange.count) == 0
     }
 }

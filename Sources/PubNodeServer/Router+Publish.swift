@@ -6,14 +6,20 @@ extension Router {
     /// same shapes under `/signal`.
     func publish(_ request: PubNubRequest, kind: MessageKind) -> RouteAction {
         answering(.publish) { () throws(PubNodeError) in
-            try begin(Self.publishRequest(request, kind: kind))
+            try answer(node.begin(Self.publishRequest(request, kind: kind)))
         }
     }
 
     /// A publish already read off its target (`PublishTarget`), answered as `publish(_:kind:)`
     /// answers the same request.
     func publish(_ request: PublishRequest) -> RouteAction {
-        answering(.publish) { () throws(PubNodeError) in try begin(request) }
+        answering(.publish) { () throws(PubNodeError) in try answer(node.begin(request)) }
+    }
+
+    /// A connection's repeated publish (`RepeatedPublish`): its prepared request with a new
+    /// message, answered as `publish(_:)` answers the same request.
+    func publish(_ prepared: PreparedPublish, payload: [UInt8]) -> RouteAction {
+        answering(.publish) { () throws(PubNodeError) in try answer(node.begin(prepared, payload: payload)) }
     }
 
     /// Decodes a publish's path, query and (POST) body: what `route(_:)` hands the node for a
@@ -39,9 +45,9 @@ extension Router {
         return publishRequest
     }
 
-    /// Hands a decoded publish to the node and answers with its outcome.
-    private func begin(_ publishRequest: PublishRequest) throws(PubNodeError) -> RouteAction {
-        switch try node.begin(publishRequest) {
+    /// Answers with the outcome of a publish the node has begun.
+    private func answer(_ step: Node.PublishStep) -> RouteAction {
+        switch step {
         case .done(let result):
             return Self.answer(result)
         case .accepting(let acceptance):

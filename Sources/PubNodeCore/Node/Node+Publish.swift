@@ -48,11 +48,13 @@ extension Node {
     public func begin(_ request: PublishRequest) throws(PubNodeError) -> PublishStep {
         let keyset = try servedKeyset(request.subscribeKey)
         guard keyset.publishKeys.contains(request.publishKey) else { throw .invalidKey }
-        let operation: AccessRequest.Operation = request.kind == .signal ? .signal : (request.isFire ? .fire : .publish)
-        try authorize(AccessRequest(operation, subscribeKey: request.subscribeKey, publishKey: request.publishKey,
-                                    resources: [.init(.channel, request.channel, .write)],
-                                    uuid: request.uuid, authKey: request.authKey, signature: request.signature), on: keyset)
+        try authorize(Self.publishAccess(request), on: keyset)
         try validate(request)
+        return hooked(request, keyset: keyset)
+    }
+
+    /// A validated and authorized request: accepted at once, or returned for its before hooks.
+    func hooked(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
         guard before.isEmpty else {
@@ -102,7 +104,7 @@ extension Node {
 
     /// Buffers (or, for a fire, only hands to the hooks) a validated request: at once (`done`), or,
     /// with a clustered broker, once the cluster has given it its timetoken (`accepting`).
-    private func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
+    func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
         keyset.counters.accepted(request.kind, fire: request.isFire)
         let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
                                  publisher: request.uuid, kind: request.kind,
@@ -142,14 +144,29 @@ extension Node {
     }
 
     private func validate(_ request: PublishRequest) throws(PubNodeError) {
+        try validateChannel(request)
+        guard validator.isValidUTF8JSON(request.payload) else { throw .invalidJSON }
+        try validateParameters(request)
+        try validateSize(request)
+    }
+
+    /// The channel's checks: not a wildcard, and a name that may be written to.
+    func validateChannel(_ request: PublishRequest) throws(PubNodeError) {
         if NameRules.isWildcard(request.channel) { throw .publishToWildcard(request.channel) }
         do { try NameRules.validateWritable(request.channel) } catch { throw .invalidChannel(request.channel, error) }
-        guard validator.isValidUTF8JSON(request.payload) else { throw .invalidJSON }
+    }
+
+    /// The checks of the query's values: `meta` JSON, `ttl` and `custom_message_type`.
+    func validateParameters(_ request: PublishRequest) throws(PubNodeError) {
         if let meta = request.meta {
             guard validator.isValidUTF8JSON(meta) else { throw .invalidMeta }
         }
         if let ttl = request.ttlHours, ttl < 0 { throw .invalidParameter("ttl must be a non-negative number of hours") }
         if let type = request.customMessageType { try Self.validateCustomType(type) }
+    }
+
+    /// The size limit: a signal's payload, or a message's counted size with its `meta`.
+    func validateSize(_ request: PublishRequest) throws(PubNodeError) {
         if request.kind == .signal {
             guard request.payload.count <= limits.maxSignalBytes else { throw .signalTooLarge(limit: limits.maxSignalBytes) }
         } else {

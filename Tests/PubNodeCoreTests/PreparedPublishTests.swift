@@ -1,0 +1,54 @@
+@testable import PubNodeCore
+import XCTest
+
+/// A prepared publish is refused, and answered, exactly as the same request is by `Node.begin(_:)`.
+final class PreparedPublishTests: XCTestCase {
+    private func request(channel: String = "room", payload: String = "1", meta: String? = nil, ttl: Int? = nil,
+                         type: String? = nil, kind: MessageKind = .message) -> PublishRequest {
+        PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: channel, payload: Array(payload.utf8),
+                       meta: meta.map { Array($0.utf8) }, kind: kind, ttlHours: ttl, customMessageType: type)
+    }
+
+    private func outcome(_ body: () throws(PubNodeError) -> Node.PublishStep) -> PubNodeError? {
+        do throws(PubNodeError) {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testNamesThatDoNotValidateAreRefusedAsBeginRefusesThem() {
+        let node = Node()
+        for bad in [request(channel: "room.*"), request(channel: "a,b"), request(meta: "{"), request(ttl: -1),
+                    request(type: "x")] {
+            let expected = outcome { () throws(PubNodeError) in try node.begin(bad) }
+            XCTAssertNotNil(expected)
+            XCTAssertThrowsError(try node.prepare(bad)) { XCTAssertEqual($0 as? PubNodeError, expected) }
+        }
+        var signed = request()
+        signed.signature = SignedRequest(method: "GET", path: "/publish/demo/demo/0/room/0/1", rawQuery: "")
+        XCTAssertThrowsError(try node.prepare(signed), "a signature covers the message: never prepared")
+    }
+
+    func testEachMessageIsValidatedAndAnsweredAsBeginAnswersIt() throws {
+        var limits = Limits()
+        limits.maxMessageBytes = 64
+        let node = Node(limits: limits)
+        let message = try node.prepare(request())
+        let signal = try node.prepare(request(kind: .signal))
+        let long = "\"" + String(repeating: "x", count: 80) + "\""
+        for (prepared, kind) in [(message, MessageKind.message), (signal, .signal)] {
+            for payload in ["{", "", long, "\"é\"", #"{"a":[1,2]}"#] {
+                let expected = outcome { () throws(PubNodeError) in try node.begin(request(payload: payload, kind: kind)) }
+                let got = outcome { () throws(PubNodeError) in try node.begin(prepared, payload: Array(payload.utf8)) }
+                XCTAssertEqual(got, expected, "\(kind) \(payload)")
+            }
+        }
+        guard case .done(let result) = try node.begin(message, payload: Array(#"{"a":[1,2]}"#.utf8)) else {
+            return XCTFail("accepted at once")
+        }
+        XCTAssertEqual(Array(result.message.payload), Array(#"{"a":[1,2]}"#.utf8))
+        XCTAssertEqual(result.message.channel, "room")
+    }
+}
