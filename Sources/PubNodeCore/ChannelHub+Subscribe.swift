@@ -74,19 +74,19 @@ extension ChannelHub {
         return ready
     }
 
-    /// One channel's messages after `cursor` and its gap there, read under its lock (the batch is
-    /// built after the lock is let go).
+    /// One channel's messages after `cursor`, as deliveries, and its gap there, read under its lock
+    /// (one array, of at most `messagesPerResponse` entries: the batch is finished after the lock
+    /// is let go).
     private static func read(_ inner: borrowing ChannelState.Inner, channel: String, after cursor: Timetoken,
-                             limit limits: Limits) -> (found: ArraySlice<PublishedMessage>, gap: ChannelGap?) {
-        let found = inner.ring.messages(after: cursor, limit: limits.messagesPerResponse)
+                             limit limits: Limits) -> (found: [Delivery], gap: ChannelGap?) {
+        let found = inner.ring.deliveries(after: cursor, limit: limits.messagesPerResponse)
         return (found, found.isEmpty ? nil : inner.ring.gap(after: cursor, channel: channel))
     }
 
-    /// The batch for one channel's `found` messages after `cursor`.
-    private static func batch(_ found: ArraySlice<PublishedMessage>, gap: ChannelGap?, after cursor: Timetoken) -> DeliveryBatch {
+    /// The batch for one channel's `found` deliveries after `cursor`.
+    private static func batch(_ found: [Delivery], gap: ChannelGap?, after cursor: Timetoken) -> DeliveryBatch {
         guard let last = found.last else { return DeliveryBatch(deliveries: [], next: cursor) }
-        return DeliveryBatch(deliveries: found.map { Delivery(message: $0, match: nil) }, next: last.timetoken,
-                             gaps: gap.map { [$0] } ?? [])
+        return DeliveryBatch(deliveries: found, next: last.message.timetoken, gaps: gap.map { [$0] } ?? [])
     }
 
     /// Unregisters `waiter` from every topic of `subscription`.

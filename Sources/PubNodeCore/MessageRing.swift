@@ -35,14 +35,26 @@ public struct MessageRing: Sendable {
 
     /// Buffered messages with a timetoken strictly greater than `cursor`, oldest first, at most `limit`.
     public func messages(after cursor: Timetoken, limit: Int = .max) -> ArraySlice<PublishedMessage> {
+        ArraySlice(storage[range(after: cursor, limit: limit)])
+    }
+
+    /// `messages(after:limit:)` as the deliveries of a direct subscription, built in one array
+    /// (a reader of one channel needs no other copy of them).
+    func deliveries(after cursor: Timetoken, limit: Int) -> [Delivery] {
+        let found = range(after: cursor, limit: limit)
+        guard !found.isEmpty else { return [] }
+        return storage[found].map { Delivery(message: $0, match: nil) }
+    }
+
+    /// The positions of `messages(after:limit:)` (found by binary search: timetokens ascend).
+    private func range(after cursor: Timetoken, limit: Int) -> Range<Int> {
         var low = storage.startIndex
         var high = storage.endIndex
         while low < high {
             let mid = (low + high) / 2
             if storage[mid].timetoken <= cursor { low = mid + 1 } else { high = mid }
         }
-        let end = low + min(limit, storage.count - low)
-        return ArraySlice(storage[low..<end])
+        return low..<(low + min(limit, storage.count - low))
     }
 
     /// Whether a reader at `cursor` has missed messages this ring no longer holds.
