@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 import PubNodeCore
 @testable import PubNodeServer
+import Synchronization
 import XCTest
 
 /// A node wired to in-memory connections: each `Connection` is an `EmbeddedChannel` carrying the
@@ -13,8 +14,9 @@ final class EmbeddedNode {
 
     init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
          hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits(),
-         operations: Operations? = nil, metricsListener: Bool = false) {
-        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), adminToken: adminToken, hooks: hooks)
+         operations: Operations? = nil, metricsListener: Bool = false, authorizer: any Authorizer = OpenAuthorizer()) {
+        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), authorizer: authorizer,
+                    adminToken: adminToken, hooks: hooks)
         router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
@@ -67,6 +69,15 @@ final class EmbeddedNode {
         let response = try get("/publish/demo/demo/0/\(channel)/0/\(encoded)?uuid=tester\(query)")
         XCTAssertEqual(response.status, 200, response.text)
         return try XCTUnwrap(response.json[2]?.stringValue)
+    }
+}
+
+/// An authorizer whose answer can change between requests (a token revoked meanwhile).
+final class SwitchableAuthorizer: Authorizer {
+    let refusing = Atomic<Bool>(false)
+
+    func authorize(_ request: AccessRequest) throws(PubNodeError) {
+        if refusing.load(ordering: .relaxed) { throw .forbidden("revoked") }
     }
 }
 

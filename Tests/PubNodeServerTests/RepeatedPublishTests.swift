@@ -1,9 +1,5 @@
-import NIOCore
-import NIOEmbedded
 import PubNodeCore
 @testable import PubNodeServer
-import PubNodeTestSupport
-import Synchronization
 import XCTest
 
 /// A connection's repeated publish decodes only its message when its target differs in the
@@ -93,24 +89,10 @@ final class RepeatedPublishTests: XCTestCase {
         XCTAssertEqual(payloads, room + room)
     }
 
-    /// An authorizer whose answer can change between publishes (a token revoked meanwhile).
-    private final class Switchable: Authorizer {
-        let refusing = Atomic<Bool>(false)
-        func authorize(_ request: AccessRequest) throws(PubNodeError) {
-            if refusing.load(ordering: .relaxed) { throw .forbidden("revoked") }
-        }
-    }
-
     func testEveryRepeatedPublishIsAuthorizedAgain() throws {
-        let authorizer = Switchable()
-        let router = Router(node: Node(keysets: [.demo], authorizer: authorizer))
-        func connect() throws -> Connection {
-            let channel = EmbeddedChannel()
-            try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router)
-            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
-            return Connection(channel: channel)
-        }
-        let publisher = try connect()
+        let authorizer = SwitchableAuthorizer()
+        let node = EmbeddedNode(authorizer: authorizer)
+        let publisher = try node.connect()
         for message in ["1", "2"] {
             try publisher.send("GET /publish/demo/demo/0/room/0/\(message)?uuid=p HTTP/1.1\r\nHost: x\r\n\r\n")
             XCTAssertEqual(try publisher.response()?.status, 200)
@@ -122,7 +104,7 @@ final class RepeatedPublishTests: XCTestCase {
         try publisher.send(request)
         let refused = try XCTUnwrap(publisher.response())
         XCTAssertEqual(refused.status, 403, "a revoked token is refused on the very next publish")
-        let other = try connect()
+        let other = try node.connect()
         try other.send(request)
         let expected = try XCTUnwrap(other.response())
         XCTAssertEqual(refused.json[1], expected.json[1])

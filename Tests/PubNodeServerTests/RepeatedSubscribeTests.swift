@@ -83,22 +83,11 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(try connection.response()?.json["m"]?[0]?["d"], .string("here"))
     }
 
-    /// An authorizer whose answer can change between polls (a token revoked meanwhile).
-    private final class Switchable: Authorizer {
-        let refusing = Atomic<Bool>(false)
-        func authorize(_ request: AccessRequest) throws(PubNodeError) {
-            if refusing.load(ordering: .relaxed) { throw .forbidden("revoked") }
-        }
-    }
-
     func testEveryRepeatedPollIsAuthorizedAndValidatedAgain() throws {
-        let authorizer = Switchable()
-        let node = Node(keysets: [.demo], authorizer: authorizer)
-        let router = Router(node: node)
-        let channel = EmbeddedChannel()
-        try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: router)
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
-        let connection = Connection(channel: channel)
+        let authorizer = SwitchableAuthorizer()
+        let embedded = EmbeddedNode(authorizer: authorizer)
+        let node = embedded.node
+        let connection = try embedded.connect()
         try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
         let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
         try connection.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -113,10 +102,7 @@ final class RepeatedSubscribeTests: XCTestCase {
         let refused = try XCTUnwrap(connection.response())
         XCTAssertEqual(refused.status, 403, "a revoked token is refused on the very next poll")
         // Answered exactly as the same target on a fresh connection.
-        let fresh = EmbeddedChannel()
-        try PubNodeHTTPServer.configureConnection(fresh.pipeline.syncOperations, router: router)
-        try fresh.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
-        let other = Connection(channel: fresh)
+        let other = try embedded.connect()
         try other.send("GET /v2/subscribe/demo/room/0?uuid=u&tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n")
         let expected = try XCTUnwrap(other.response())
         XCTAssertEqual(refused.status, expected.status)
