@@ -48,7 +48,8 @@ extension HTTPRequestParser {
         }
         let blockStart = lineFeed + 1
         let blockEnd = raw.count - 2
-        let connects = head.method == .CONNECT
+        let connects: Bool
+        if case .CONNECT = head.method { connects = true } else { connects = false }
         guard blockEnd > blockStart else {
             if connects { head.keepAlive = false }
             return .success(head)

@@ -101,7 +101,8 @@ extension PubNodeHTTPHandler {
     /// probe before reconnecting) and `OPTIONS` are never refused; on a connection over the
     /// connection limit they are answered and the connection then closes.
     func clientRefusal(_ head: RequestHead) -> HTTPReply? {
-        guard head.method != .OPTIONS, !head.targets("/time/") else { return nil }
+        if case .OPTIONS = head.method { return nil }
+        guard !head.targets("/time/") else { return nil }
         if client.overConnectionLimit {
             return ErrorResponses.reply(.tooManyRequests(retryAfter: 1), shape: .object(service: "Rate Limiter"),
                                         timetoken: router.node.time())

@@ -12,17 +12,17 @@ extension PubNodeHTTPHandler {
             write(refusal, context: context)
             return
         }
-        if head.method == .HEAD, !head.targets("/time/") {
+        if head.isHEAD, !head.targets("/time/") {
             // HEAD must not change anything; only the time endpoint is answered without a body.
             write(ErrorResponses.object(status: .methodNotAllowed, message: "HEAD is answered for /time/0 only"),
                   context: context)
             return
         }
-        if head.method == .GET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
+        if head.isGET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
             act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
             return
         }
-        if head.method == .GET, !router.metricsListener {
+        if head.isGET, !router.metricsListener {
             if let kept = state.lastPublish, let (prepared, payload) = kept.repeated(by: head.uri, node: router.node) {
                 act(on: router.publish(prepared, payload: payload), context: context)
                 return
@@ -35,7 +35,7 @@ extension PubNodeHTTPHandler {
         }
         var request: PubNubRequest
         do {
-            request = try PubNubRequest(method: head.method == .HEAD ? .GET : head.method, uri: head.uri, body: body)
+            request = try PubNubRequest(method: head.isHEAD ? .GET : head.method, uri: head.uri, body: body)
             if head.targets("/v1/blocks/") || head.targets("/v1/admin/") || head.targets("/metrics") {
                 for (name, value) in head.fields { request.headers[name.lowercased()] = value }
                 request.peerAddress = context.channel.remoteAddress?.ipAddress

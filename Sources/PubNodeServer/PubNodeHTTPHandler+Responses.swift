@@ -10,7 +10,7 @@ extension PubNodeHTTPHandler {
         var buffer = responseBuffer(capacity: HTTPResponseWriter.capacity(forBody: reply.body.readableBytes))
         // Read field by field: copying the whole head would retain each of its strings.
         HTTPResponseWriter.write(reply, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                 includeBody: state.head?.method != .HEAD, into: &buffer)
+                                 includeBody: state.head?.isHEAD != true, into: &buffer)
         writeReusable(buffer, keepAlive: keepAlive, context: context)
     }
 
@@ -21,7 +21,7 @@ extension PubNodeHTTPHandler {
         recordAnswer(status: 200)
         var buffer = responseBuffer(capacity: HTTPResponseWriter.capacity(forBody: 40))
         HTTPResponseWriter.writeSent(timetoken, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                     includeBody: state.head?.method != .HEAD, into: &buffer)
+                                     includeBody: state.head?.isHEAD != true, into: &buffer)
         writeReusable(buffer, keepAlive: keepAlive, context: context)
     }
 

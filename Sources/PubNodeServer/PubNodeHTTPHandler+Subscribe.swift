@@ -79,7 +79,7 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard let shared = poll.longPoll.sharingKey, state.head?.method == .GET, let minorVersion = state.head?.minorVersion
+        guard let shared = poll.longPoll.sharingKey, state.head?.isGET == true, let minorVersion = state.head?.minorVersion
         else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
                                  filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: minorVersion, keepAlive: keepsAlive)

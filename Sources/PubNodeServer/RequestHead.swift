@@ -72,6 +72,19 @@ public struct RequestHead: Sendable {
         family == .publish || family == .signal || family == .subscribe
     }
 
+    /// Whether the method is `GET`. Methods are matched by case on the hot path: `==` between two
+    /// `HTTPMethod`s resolves to the `RawRepresentable` one, which builds and compares their names.
+    var isGET: Bool {
+        if case .GET = method { return true }
+        return false
+    }
+
+    /// Whether the method is `HEAD` (matched by case, as `isGET`).
+    var isHEAD: Bool {
+        if case .HEAD = method { return true }
+        return false
+    }
+
     /// Whether the target starts with `prefix` (compared as bytes).
     func targets(_ prefix: StaticString) -> Bool {
         prefix.withUTF8Buffer { wanted in uri.utf8.starts(with: wanted) }
