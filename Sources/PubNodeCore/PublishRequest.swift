@@ -51,6 +51,11 @@ public struct PublishRequest: Sendable {
 
     /// The size PubNub counts against the message limit: the URL-encoded payload plus the channel name.
     public var countedSize: Int {
+        countedSize(payload: payload)
+    }
+
+    /// `countedSize` with `payload` in place of the request's own.
+    public func countedSize(payload: [UInt8]) -> Int {
         PublishRequest.urlEncodedLength(payload) + PublishRequest.urlEncodedLength(channel.utf8)
     }
 

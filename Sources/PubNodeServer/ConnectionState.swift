@@ -35,10 +35,41 @@ struct ConnectionState {
             }
         }
     }
-    /// The head of the request being handled: set when it arrives, cleared once it is answered
-    /// (kept while a refused request is discarded). Kept beside `phase` rather than in it, and
-    /// with `isAwaitingAnswer` stored, so reading either copies nothing on the hot path.
-    var head: RequestHead?
+    /// The head of the request being handled: set when it arrives (`begin(_:)`), cleared once it
+    /// is answered (`endRequest()`; kept while a refused request is discarded). Kept beside
+    /// `phase` rather than in it, and with `isAwaitingAnswer` stored, so reading either copies
+    /// nothing on the hot path.
+    private(set) var head: RequestHead?
+    /// What answering reads of `head` (nil with it): read on every answer, it is kept apart, since
+    /// reading a field through the optional head copies the whole head.
+    private(set) var answering: Answering?
+
+    /// The few facts of the current head that shape its answer.
+    struct Answering {
+        /// The request's minor HTTP version.
+        var minorVersion: Int
+        /// Whether the head asks for the connection to stay open.
+        var keepAlive: Bool
+        /// A `GET` (a long-poll's answer may be shared).
+        var isGET: Bool
+        /// A `HEAD`: answered without a body.
+        var isHEAD: Bool
+        /// What the metrics count the answer under.
+        var family: RequestFamily
+    }
+
+    /// Makes `head` the current request's.
+    mutating func begin(_ head: consuming RequestHead) {
+        answering = Answering(minorVersion: head.minorVersion, keepAlive: head.keepAlive, isGET: head.isGET,
+                              isHEAD: head.isHEAD, family: head.family)
+        self.head = consume head
+    }
+
+    /// The current request has been answered.
+    mutating func endRequest() {
+        head = nil
+        answering = nil
+    }
     /// Whether an answer is outstanding (parked or deferred): new parts must wait.
     private(set) var isAwaitingAnswer = false
     /// The server is draining.

@@ -42,7 +42,8 @@ extension HTTPRequestParser {
         let lineFeed = raw.firstIndex(of: .lf)!
         let requestLineEnd = lineFeed - 1
         var head: RequestHead
-        switch requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd])) {
+        let read = requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd]))
+        switch consume read {
         case .success(let line): head = line
         case .failure(let failure): return .failure(failure)
         }

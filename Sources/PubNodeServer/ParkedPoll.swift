@@ -31,8 +31,9 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll) {
         self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
         self.queue = queue
-        self.longPoll = longPoll
+        // The cursor first: the long-poll then moves into place instead of being copied.
         self.cursor = longPoll.cursor
+        self.longPoll = longPoll
     }
 
     /// Wakes from any thread: joins its event loop's next wake batch.

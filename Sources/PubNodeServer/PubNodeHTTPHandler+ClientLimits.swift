@@ -87,7 +87,7 @@ extension PubNodeHTTPHandler {
     /// Counts the answer to the current request in the HTTP metrics (timed unless it was parked).
     func recordAnswer(status: UInt) {
         guard let httpMetrics else { return }
-        guard let family = state.head?.family else {
+        guard let family = state.answering?.family else {
             // Refused before a head was read (malformed bytes): counted, not timed.
             httpMetrics.record(.other, status: status, nanoseconds: nil)
             return

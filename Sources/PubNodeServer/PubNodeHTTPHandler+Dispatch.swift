@@ -71,7 +71,7 @@ extension PubNodeHTTPHandler {
         case .sent(let timetoken):
             writeSent(timetoken, context: context)
         case .poll(let longPoll):
-            poll(longPoll, context: context)
+            poll(consume longPoll, context: context)
         case .deferred(let start):
             state.phase = .answering
             let loop = context.eventLoop

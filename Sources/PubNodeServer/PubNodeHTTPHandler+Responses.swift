@@ -9,8 +9,8 @@ extension PubNodeHTTPHandler {
         recordAnswer(status: reply.status.code)
         var buffer = responseBuffer(capacity: HTTPResponseWriter.capacity(forBody: reply.body.readableBytes))
         // Read field by field: copying the whole head would retain each of its strings.
-        HTTPResponseWriter.write(reply, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                 includeBody: state.head?.isHEAD != true, into: &buffer)
+        HTTPResponseWriter.write(reply, minorVersion: state.answering?.minorVersion ?? 1, keepAlive: keepAlive,
+                                 includeBody: state.answering?.isHEAD != true, into: &buffer)
         writeReusable(buffer, keepAlive: keepAlive, context: context)
     }
 
@@ -20,14 +20,14 @@ extension PubNodeHTTPHandler {
         let keepAlive = keepsAlive
         recordAnswer(status: 200)
         var buffer = responseBuffer(capacity: HTTPResponseWriter.capacity(forBody: 40))
-        HTTPResponseWriter.writeSent(timetoken, minorVersion: state.head?.minorVersion ?? 1, keepAlive: keepAlive,
-                                     includeBody: state.head?.isHEAD != true, into: &buffer)
+        HTTPResponseWriter.writeSent(timetoken, minorVersion: state.answering?.minorVersion ?? 1, keepAlive: keepAlive,
+                                     includeBody: state.answering?.isHEAD != true, into: &buffer)
         writeReusable(buffer, keepAlive: keepAlive, context: context)
     }
 
     /// Whether the answer to the current request keeps the connection open (read field by field:
     /// no copy of the connection's state).
-    var keepsAlive: Bool { !state.draining && !state.closeAfterAnswer && (state.head?.keepAlive ?? false) }
+    var keepsAlive: Bool { !state.draining && !state.closeAfterAnswer && (state.answering?.keepAlive ?? false) }
 
     /// Most bytes a spare response buffer may hold on to: a large answer's buffer is let go (a
     /// publish's answer takes about 400).
@@ -63,7 +63,7 @@ extension PubNodeHTTPHandler {
             refused = true
         } else {
             state.phase = .idle
-            state.head = nil
+            state.endRequest()
         }
         if let done {
             // The connection's last answer: nothing read after it is handled (RFC 9112 section 9.6).

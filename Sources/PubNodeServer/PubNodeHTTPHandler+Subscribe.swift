@@ -6,7 +6,7 @@ extension PubNodeHTTPHandler {
     /// Answers a long-poll at once when messages are already newer than its cursor, or parks it.
     func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
-        let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: longPoll)
+        let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
         if let ready = Self.parkPassingFilteredOut(poll) {
             poll.longPoll.delivered(ready)
             if let key = sharedKey(poll) {
@@ -79,10 +79,11 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard let shared = poll.longPoll.sharingKey, state.head?.isGET == true, let minorVersion = state.head?.minorVersion
+        guard let shared = poll.longPoll.sharingKey, let answering = state.answering, answering.isGET
         else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
-                                 filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: minorVersion, keepAlive: keepsAlive)
+                                 filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: answering.minorVersion,
+                                 keepAlive: keepsAlive)
     }
 
     /// Renders and serializes `ready` once for every poll of the batch with `key`, and keeps it.
@@ -90,7 +91,7 @@ extension PubNodeHTTPHandler {
         let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
         let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
                                                  keepAlive: key.keepAlive, allocator: allocator)
-        let answer = (bytes: bytes, batch: ready)
+        let answer = SharedAnswers.Answer(bytes: bytes, batch: ready)
         shared.keep(answer, for: key)
         return answer
     }

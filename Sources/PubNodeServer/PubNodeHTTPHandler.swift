@@ -107,22 +107,25 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handle(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
-        switch (part, state.phase) {
-        case (.head(let head), _):
-            state.head = head
+        // Switched on the part alone: a tuple with the phase would copy both.
+        switch part {
+        case .head(let head):
+            let (fieldCount, contentLength) = (head.fieldCount, head.contentLength)
+            state.begin(head)
             state.phase = .receiving(body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
-            if head.fieldCount > limits.maxHeaderCount {
+            if fieldCount > limits.maxHeaderCount {
                 refuseHead(context: context, message: "More than \(limits.maxHeaderCount) header fields")
-            } else if let length = head.contentLength, length > limits.maxBodyBytes {
+            } else if let length = contentLength, length > limits.maxBodyBytes {
                 refuseBody(context: context)
             }
-        case (.body(var chunk), .receiving(var body)):
+        case .body(var chunk):
+            guard case .receiving(var body) = state.phase else { break }
             if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
             state.phase = .receiving(body: body)
             if body!.readableBytes > limits.maxBodyBytes { refuseBody(context: context) }
-        case (.end, .receiving(let body)):
-            guard let head = state.head else { return }
+        case .end:
+            guard case .receiving(let body) = state.phase, let head = state.head else { break }
             guard head.contentEncoding != .identity, let compressed = body, compressed.readableBytes > 0 else {
                 dispatch(head: head, body: body, context: context)
                 return
@@ -136,9 +139,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 write(ErrorResponses.object(status: .badRequest, message: "Invalid gzip body or body too large"),
                       context: context, close: true)
             }
-        default:
-            break // the rest of a refused request, or parts without a head
         }
+        // Anything else (a body or end without a receiving head) is the rest of a refused
+        // request, or parts without a head: dropped.
     }
 
     /// Handles requests queued behind an answer that has just been written.

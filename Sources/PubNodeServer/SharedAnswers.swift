@@ -35,8 +35,20 @@ final class SharedAnswers {
         }
     }
 
-    /// An answer's bytes and the batch it carries (counted once per poll it answers).
-    typealias Answer = (bytes: ByteBuffer, batch: DeliveryBatch)
+    /// An answer's bytes and the batch it carries (counted once per poll it answers). A class,
+    /// immutable: looking one up and handing it on costs one retain, where a tuple would copy the
+    /// buffer and every array of the batch.
+    final class Answer {
+        /// The serialized response.
+        let bytes: ByteBuffer
+        /// The messages it carries.
+        let batch: DeliveryBatch
+
+        init(bytes: ByteBuffer, batch: DeliveryBatch) {
+            self.bytes = bytes
+            self.batch = batch
+        }
+    }
 
     /// The largest answer a bounded instance keeps.
     static let maxKeptBytes = 64 * 1024

@@ -1,4 +1,5 @@
 @testable import PubNodeCore
+import PubNodeTestSupport
 import XCTest
 
 /// A prepared publish is refused, and answered, exactly as the same request is by `Node.begin(_:)`.
@@ -50,5 +51,24 @@ final class PreparedPublishTests: XCTestCase {
         }
         XCTAssertEqual(Array(result.message.payload), Array(#"{"a":[1,2]}"#.utf8))
         XCTAssertEqual(result.message.channel, "room")
+    }
+
+    func testABeforeHookSeesAndCanReplaceEachNewMessage() async throws {
+        let hook = HookBinding(name: "upper", trigger: .beforePublish, subscribeKey: "demo", channels: ["room"],
+                               handler: .before(ClosureBefore { event in
+                                   event.message == Array("2".utf8) ? .modify(message: Array("20".utf8), meta: nil) : .pass
+                               }))
+        let node = Node(hooks: try HookEngine(bindings: [hook]))
+        let prepared = try node.prepare(request())
+        var delivered: [String] = []
+        for payload in ["1", "2"] {
+            guard case .awaitingHooks(let pending) = try node.begin(prepared, payload: Array(payload.utf8)) else {
+                return XCTFail("the before hook holds every publish, prepared or not")
+            }
+            XCTAssertEqual(pending.request.payload, Array(payload.utf8), "the hook is handed this publish's message")
+            let result = try await node.complete(pending)
+            delivered.append(String(decoding: result.message.payload, as: UTF8.self))
+        }
+        XCTAssertEqual(delivered, ["1", "20"])
     }
 }

@@ -82,7 +82,8 @@ final class SharedAnswerTests: XCTestCase {
         XCTAssertEqual(key(composed), key("meta.lang == '\u{E9}'"))
         XCTAssertNotEqual(key(nil), key(""))
         let answers = SharedAnswers()
-        answers.keep((ByteBuffer(string: "x"), DeliveryBatch(deliveries: [], next: Timetoken(1))), for: key(composed))
+        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1))),
+                     for: key(composed))
         XCTAssertNotNil(answers.answer(for: key(composed)))
         XCTAssertNil(answers.answer(for: key(decomposed)))
     }

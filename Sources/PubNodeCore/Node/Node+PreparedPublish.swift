@@ -38,10 +38,9 @@ extension Node {
         guard keyset.publishKeys.contains(prepared.request.publishKey) else { throw .invalidKey }
         try authorize(prepared.access, on: keyset)
         guard validator.isValidUTF8JSON(payload) else { throw .invalidJSON }
-        var request = prepared.request
-        request.payload = payload
-        try validateSize(request)
-        return hooked(request, keyset: keyset)
+        // Read in place with the new payload beside it: copying the request would retain every string.
+        try validateSize(prepared.request, payload: payload)
+        return hooked(prepared.request, payload: payload, keyset: keyset)
     }
 
     /// What a publish, signal or fire is authorized as: write access to its channel.

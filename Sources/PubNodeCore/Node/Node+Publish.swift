@@ -50,17 +50,20 @@ extension Node {
         guard keyset.publishKeys.contains(request.publishKey) else { throw .invalidKey }
         try authorize(Self.publishAccess(request), on: keyset)
         try validate(request)
-        return hooked(request, keyset: keyset)
+        return hooked(request, payload: request.payload, keyset: keyset)
     }
 
-    /// A validated and authorized request: accepted at once, or returned for its before hooks.
-    func hooked(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
+    /// A validated and authorized request carrying `payload` (its own, or a prepared request's new
+    /// one): accepted at once, or returned for its before hooks. The request is read in place.
+    func hooked(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset) -> PublishStep {
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
         guard before.isEmpty else {
-            return .awaitingHooks(PendingPublish(request: request, hooks: before, keyset: keyset))
+            var pending = request
+            pending.payload = payload
+            return .awaitingHooks(PendingPublish(request: pending, hooks: before, keyset: keyset))
         }
-        return accept(request, keyset: keyset)
+        return accept(request, payload: payload, keyset: keyset)
     }
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
@@ -86,7 +89,7 @@ extension Node {
         // The hooks may have taken seconds: the keyset must still be the one authorized, and enabled.
         guard registry.keyset(request.subscribeKey) === pending.keyset else { throw .invalidKey }
         if pending.keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        switch accept(request, keyset: pending.keyset) {
+        switch accept(request, payload: request.payload, keyset: pending.keyset) {
         case .done(let result): return result
         case .accepting(let acceptance): return try await acceptance.value()
         case .awaitingHooks: throw .storageFailed("hooks ran twice")
@@ -104,9 +107,9 @@ extension Node {
 
     /// Buffers (or, for a fire, only hands to the hooks) a validated request: at once (`done`), or,
     /// with a clustered broker, once the cluster has given it its timetoken (`accepting`).
-    func accept(_ request: PublishRequest, keyset: ServedKeyset) -> PublishStep {
+    func accept(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset) -> PublishStep {
         keyset.counters.accepted(request.kind, fire: request.isFire)
-        let draft = PublishDraft(channel: request.channel, payload: request.payload, meta: request.meta,
+        let draft = PublishDraft(channel: request.channel, payload: payload, meta: request.meta,
                                  publisher: request.uuid, kind: request.kind,
                                  customMessageType: request.customMessageType,
                                  store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
@@ -167,10 +170,15 @@ extension Node {
 
     /// The size limit: a signal's payload, or a message's counted size with its `meta`.
     func validateSize(_ request: PublishRequest) throws(PubNodeError) {
+        try validateSize(request, payload: request.payload)
+    }
+
+    /// `validateSize(_:)` for `request` carrying `payload`.
+    func validateSize(_ request: PublishRequest, payload: [UInt8]) throws(PubNodeError) {
         if request.kind == .signal {
-            guard request.payload.count <= limits.maxSignalBytes else { throw .signalTooLarge(limit: limits.maxSignalBytes) }
+            guard payload.count <= limits.maxSignalBytes else { throw .signalTooLarge(limit: limits.maxSignalBytes) }
         } else {
-            let size = request.countedSize + (request.meta.map { PublishRequest.urlEncodedLength($0) } ?? 0)
+            let size = request.countedSize(payload: payload) + (request.meta.map { PublishRequest.urlEncodedLength($0) } ?? 0)
             guard size <= limits.maxMessageBytes else { throw .messageTooLarge(limit: limits.maxMessageBytes) }
         }
     }
