@@ -16,7 +16,7 @@ struct KeptTarget {
     /// Calls `body` with the new value's bytes when `target` has the kept bytes before and after
     /// it (the new value may have another length, and may be empty); nil otherwise. Strings read
     /// off the wire are native, so contiguous; a foreign one is simply not matched.
-    func value<Result>(in target: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+    func changedValue<Result>(in target: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
         let kept = value
         let found: Result?? = target.utf8.withContiguousStorageIfAvailable { newBytes in
             self.target.utf8.withContiguousStorageIfAvailable { oldBytes in

@@ -70,7 +70,7 @@ final class RepeatedPublish {
     /// changed: a segment without `/` or `?` (so the other segments and the query are the kept
     /// ones) that decodes; nil otherwise.
     func payload(repeatedBy target: String) -> [UInt8]? {
-        kept.value(in: target) { segment in
+        kept.changedValue(in: target) { segment in
             guard !segment.contains(UInt8(ascii: "/")), !segment.contains(UInt8(ascii: "?")) else { return nil }
             return PercentDecoding.decodeBytes(UnsafeRawBufferPointer(segment))
         }

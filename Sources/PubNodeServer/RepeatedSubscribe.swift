@@ -42,7 +42,7 @@ final class RepeatedSubscribe {
     /// and after the value, and only digits between, reads exactly the same (the same parameters,
     /// one `tt`, no escaped name), so only those three parts are compared.
     func cursor(repeatedBy target: String) -> Timetoken? {
-        kept.value(in: target) { digits in digits.isEmpty ? nil : Timetoken(decimalDigits: digits) }
+        kept.changedValue(in: target) { digits in digits.isEmpty ? nil : Timetoken(decimalDigits: digits) }
     }
 
     /// The one `tt` in `target`'s query: its value's byte range and the timetoken it reads; nil
