@@ -34,9 +34,7 @@ extension Node {
     /// and in the same order (the prepared checks passed, so only the message's are left): the
     /// keyset is looked up, the publish key checked and the publish authorized every time.
     public func begin(_ prepared: PreparedPublish, payload: [UInt8]) throws(PubNodeError) -> PublishStep {
-        let keyset = try servedKeyset(prepared.request.subscribeKey)
-        guard keyset.publishKeys.contains(prepared.request.publishKey) else { throw .invalidKey }
-        try authorize(prepared.access, on: keyset)
+        let keyset = try publishingKeyset(prepared.request, access: prepared.access)
         guard validator.isValidUTF8JSON(payload) else { throw .invalidJSON }
         // Read in place with the new payload beside it: copying the request would retain every string.
         try validateSize(prepared.request, payload: payload)

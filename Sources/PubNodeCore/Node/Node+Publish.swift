@@ -46,11 +46,18 @@ extension Node {
     /// Validates a publish, signal or fire and accepts it at once (`done`), or, when before hooks
     /// are bound to its channel, returns it for `complete(_:)` to run them first.
     public func begin(_ request: PublishRequest) throws(PubNodeError) -> PublishStep {
-        let keyset = try servedKeyset(request.subscribeKey)
-        guard keyset.publishKeys.contains(request.publishKey) else { throw .invalidKey }
-        try authorize(Self.publishAccess(request), on: keyset)
+        let keyset = try publishingKeyset(request, access: Self.publishAccess(request))
         try validate(request)
         return hooked(request, payload: request.payload, keyset: keyset)
+    }
+
+    /// The keyset `request` publishes to: served, its publish key one of the keyset's, and
+    /// `access` (the request's) authorized there. Every publish, prepared or not, starts here.
+    func publishingKeyset(_ request: PublishRequest, access: AccessRequest) throws(PubNodeError) -> ServedKeyset {
+        let keyset = try servedKeyset(request.subscribeKey)
+        guard keyset.publishKeys.contains(request.publishKey) else { throw .invalidKey }
+        try authorize(access, on: keyset)
+        return keyset
     }
 
     /// A validated and authorized request carrying `payload` (its own, or a prepared request's new
