@@ -23,13 +23,12 @@ import PubNodeCore
 final class RepeatedPublish {
     /// The target as received, with the byte offsets of its message segment.
     let kept: KeptTarget
-    /// Where preparing stands: the decoded request until the first repeat, then what preparing it gave.
+    /// Where preparing stands: the decoded request until the first repeat prepares it.
     private var stage: Stage
 
     private enum Stage {
         case decoded(PublishRequest)
         case prepared(PreparedPublish)
-        case refused
     }
 
     /// Keeps `request`, read from `target` with its message segment at `message` (its message is not kept).
@@ -55,14 +54,11 @@ final class RepeatedPublish {
         case .prepared(let prepared):
             return (prepared, payload)
         case .decoded(let request):
-            guard let prepared = try? node.prepare(request) else {
-                stage = .refused
-                return nil
-            }
+            // Names that do not validate: every repeat goes the general way, refusals included
+            // (the connection then keeps that target afresh, so no refused state is kept here).
+            guard let prepared = try? node.prepare(request) else { return nil }
             stage = .prepared(prepared)
             return (prepared, payload)
-        case .refused:
-            return nil
         }
     }
 
