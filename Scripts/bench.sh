@@ -10,15 +10,18 @@
 # Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
 #                         [--no-build] [--quick] [--help]
 #
-# With --with-nchan (and no PUBNODE_ARGS), the comparison runs twice: PubNode's defaults (one event
-# loop per core), then PubNode on one event loop against Nchan's one worker; each as 3 rounds
-# (ROUNDS) with fan-out to 1,000, 5,000 and 10,000 subscribers unless FANOUT_SIZES says otherwise.
+# With --with-nchan (and no PUBNODE_ARGS), the comparison runs three times: PubNode's defaults (one
+# event loop per core) against Nchan's one worker, PubNode on one event loop against the same, then
+# like for like, both at their own defaults: PubNode's one loop per core against one Nchan worker
+# per core (nginx's `worker_processes auto`, as Debian's package ships it; skipped on one core or
+# when NCHAN_WORKERS is set). Each runs 3 rounds (ROUNDS) with fan-out to 1,000, 5,000 and 10,000
+# subscribers unless FANOUT_SIZES says otherwise.
 #
 # Environment overrides (defaults in brackets):
 #   SCRATCH        build folder for swift build [.build]
 #   PUBNODE_BIN    use this pubnode binary instead of building one
 #   NCHAN=1        same as --with-nchan
-#   NCHAN_WORKERS  nginx worker_processes for Nchan [1]
+#   NCHAN_WORKERS  nginx worker_processes for Nchan [1; one per core in the like-for-like run]
 #   CONNECTIONS [64]  DURATION [10]  WARMUP [1]  PAYLOAD [16]  CHANNELS [1]
 #   FANOUT_SIZES ["1000 10000"]  MESSAGES [20]  INTERVAL_MS [200]
 #   PARK_SUBS [10000]  PARK_HOLD [5]
@@ -43,6 +46,7 @@ source "$ROOT/Scripts/bench-common.sh"
 SCRATCH=${SCRATCH:-$ROOT/.build}
 PUBNODE_BIN=${PUBNODE_BIN:-}
 NCHAN=${NCHAN:-0}
+NCHAN_WORKERS_SET=${NCHAN_WORKERS:-}
 NCHAN_WORKERS=${NCHAN_WORKERS:-1}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10}
@@ -87,10 +91,13 @@ if [[ $NCHAN == 1 ]]; then
     ROUNDS=${ROUNDS_SET:-3}
     [[ -n "${FANOUT_SET:-}" ]] || FANOUT_SIZES="1000 5000 10000"
     if [[ -z "${PUBNODE_ARGS:-}" && -z "${PUBNODE_ARGS_SET:-}" && $RUN_PUBNODE == 1 ]]; then
-        # Both configurations, one after the other; the second reuses the first one's build.
+        # The configurations one after the other; the later ones reuse the first one's build.
         export ROUNDS FANOUT_SIZES
         PUBNODE_ARGS="" PUBNODE_ARGS_SET=1 "$0" "${ARGS[@]}"
         PUBNODE_ARGS="--event-loop-threads 1" "$0" "${ARGS[@]}" --no-build
+        if [[ -z "${NCHAN_WORKERS_SET:-}" && $(nproc) -gt 1 ]]; then
+            PUBNODE_ARGS="" PUBNODE_ARGS_SET=1 NCHAN_WORKERS=$(nproc) "$0" "${ARGS[@]}" --no-build
+        fi
         exit
     fi
 fi
