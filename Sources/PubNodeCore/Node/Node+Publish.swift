@@ -157,7 +157,7 @@ extension Node {
         try validateChannel(request)
         guard validator.isValidUTF8JSON(request.payload) else { throw .invalidJSON }
         try validateParameters(request)
-        try validateSize(request)
+        try validateSize(request, payload: request.payload)
     }
 
     /// The channel's checks: not a wildcard, and a name that may be written to.
@@ -175,12 +175,8 @@ extension Node {
         if let type = request.customMessageType { try Self.validateCustomType(type) }
     }
 
-    /// The size limit: a signal's payload, or a message's counted size with its `meta`.
-    func validateSize(_ request: PublishRequest) throws(PubNodeError) {
-        try validateSize(request, payload: request.payload)
-    }
-
-    /// `validateSize(_:)` for `request` carrying `payload`.
+    /// The size limit for `request` carrying `payload` (its own, or a prepared request's new one):
+    /// a signal's payload, or a message's counted size with its `meta`.
     func validateSize(_ request: PublishRequest, payload: [UInt8]) throws(PubNodeError) {
         if request.kind == .signal {
             guard payload.count <= limits.maxSignalBytes else { throw .signalTooLarge(limit: limits.maxSignalBytes) }
