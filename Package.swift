@@ -160,6 +160,10 @@ let package = Package(
             path: "Tests/PubNodeTestSupport"
         ),
         .testTarget(name: "PubNodeAccessWireTests", dependencies: ["PubNodeAccessWire"]),
+        .testTarget(
+            name: "PubNodeLoadTests",
+            dependencies: ["pubnode-load", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         .testTarget(name: "PubNodeCoreTests", dependencies: ["PubNodeCore", "PubNodeTestSupport"]),
         .testTarget(
             name: "PubNodeWebhooksTests",

@@ -297,11 +297,13 @@ run_suite() {
         R[$name.fan$size.cpu_us]=$(awk -v d=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$(jget "$line" delivered)" \
             'BEGIN { if (n > 0) printf "%.1f", d / hz / n * 1e6; else printf "0" }')
         local key
-        for key in delivered expected errors delivery_p50_ms delivery_p90_ms delivery_p99_ms delivery_max_ms; do
+        for key in delivered expected errors delivery_p50_ms delivery_p90_ms delivery_p99_ms delivery_max_ms \
+            publish_late_max_ms publish_rtt_p50_ms; do
             R[$name.fan$size.$key]=$(jget "$line" "$key")
         done
         log "$name fanout $size: delivered ${R[$name.fan$size.delivered]}/${R[$name.fan$size.expected]}," \
-            "p50 ${R[$name.fan$size.delivery_p50_ms]} ms, p99 ${R[$name.fan$size.delivery_p99_ms]} ms"
+            "p50 ${R[$name.fan$size.delivery_p50_ms]} ms, p99 ${R[$name.fan$size.delivery_p99_ms]} ms," \
+            "publish ack p50 ${R[$name.fan$size.publish_rtt_p50_ms]} ms, sent at most ${R[$name.fan$size.publish_late_max_ms]} ms late"
     done
 }
 

@@ -6,8 +6,11 @@ import Synchronization
 final class ClientRuntime: Sendable {
     /// Client event loops; workers are spread over them round-robin.
     let group: MultiThreadedEventLoopGroup
-    /// The loops of `group`, in a fixed order.
+    /// The loops of `group` that workers are spread over, in a fixed order.
     let loops: [any EventLoop]
+    /// Loops of `group` outside that spread, for workers that must not wait behind the others'
+    /// I/O (a publisher keeping a schedule while the subscribers' loops are saturated).
+    let reservedLoops: [any EventLoop]
     /// Address to connect to.
     let host: String
     /// Port to connect to.
@@ -27,10 +30,12 @@ final class ClientRuntime: Sendable {
     /// Upper bound on connections per worker over a run (first connect included).
     let maxConnectsPerWorker: Int
 
-    /// Creates the runtime for `options` with `threads` event loops.
-    init(options: CommonOptions, concurrentConnects: Int = 256, maxConnectsPerWorker: Int = 1000) {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads)
-        loops = Array(group.makeIterator())
+    /// Creates the runtime for `options` with `threads` event loops, plus `reserved` loops of its own.
+    init(options: CommonOptions, reserved: Int = 0, concurrentConnects: Int = 256, maxConnectsPerWorker: Int = 1000) {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: options.threads + reserved)
+        let all = Array(group.makeIterator())
+        loops = Array(all.prefix(options.threads))
+        reservedLoops = Array(all.dropFirst(options.threads))
         host = options.connectHost
         port = options.port
         ports = options.ports

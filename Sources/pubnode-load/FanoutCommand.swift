@@ -23,6 +23,10 @@ struct FanoutCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds between publishes.")
     var intervalMs = 200
 
+    /// Publisher connections sharing the schedule.
+    @Option(help: "Publisher connections taking the messages in turn, so each message is sent on schedule even while earlier ones wait for their acknowledgement.")
+    var publishers = 4
+
     /// Channel used by every subscriber.
     @Option(help: "Channel name.")
     var channel = "fan"
@@ -60,6 +64,7 @@ struct FanoutCommand: AsyncParsableCommand {
         guard (1...60_000).contains(subscribers) else { throw ValidationError("--subscribers must be 1...60000") }
         guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1...10000") }
         guard (0...60_000).contains(intervalMs) else { throw ValidationError("--interval-ms must be 0...60000") }
+        guard (1...64).contains(publishers) else { throw ValidationError("--publishers must be 1...64") }
         guard parkTimeout > 0, parkTimeout <= 3600 else { throw ValidationError("--park-timeout must be in (0, 3600]") }
         if let publishTimeout, !(publishTimeout > 0 && publishTimeout <= 3600) {
             throw ValidationError("--publish-timeout must be in (0, 3600]")
@@ -75,7 +80,8 @@ struct FanoutCommand: AsyncParsableCommand {
     /// Runs the scenario and prints the results.
     func run() async throws {
         FileLimit.raiseToHardMaximum()
-        let runtime = ClientRuntime(options: common)
+        // The publishers get a loop of their own, so a saturated subscriber loop cannot delay them.
+        let runtime = ClientRuntime(options: common, reserved: 1)
         var factory = common.requestFactory
         if let filterExpr { factory.subscribeQuery = "&filter-expr=" + PercentEncoding.encode(filterExpr) }
         if let meta { factory.publishQuery = "&meta=" + PercentEncoding.encode(meta) }
@@ -89,13 +95,17 @@ struct FanoutCommand: AsyncParsableCommand {
             Console.note("fanout: only \(progress.parked) of \(subscribers) parked after \(parkTimeout) s; publishing anyway")
         }
         await Waiting.sleep(seconds: settle)
-        let publisher = Worker(
-            driver: TimedPublisherDriver(
-                factory: factory, channel: channel, total: messages, intervalMillis: intervalMs, progress: progress
-            ),
-            loop: runtime.loop(for: subscribers)
-        )
-        let publishStart = MonotonicClock.now()
+        // Message 0 is due a little after now, so that every lane is connected in time.
+        let publishStart = MonotonicClock.now() + 50_000_000
+        let lanes = (0..<publishers).map { lane in
+            Worker(
+                driver: TimedPublisherDriver(
+                    factory: factory, channel: channel, total: messages, intervalMillis: intervalMs,
+                    lane: lane, lanes: publishers, startAt: publishStart, progress: progress
+                ),
+                loop: runtime.reservedLoops[0]
+            )
+        }
         let cpuStart = ProcessCPU.seconds()
         let allowed = publishTimeout ?? (Double(messages * intervalMs) / 1000 + 60)
         let watchdog = Task {
@@ -103,7 +113,9 @@ struct FanoutCommand: AsyncParsableCommand {
             progress.markStopping()
             runtime.stop()
         }
-        await runtime.run(publisher)
+        await withTaskGroup(of: Void.self) { group in
+            for lane in lanes { group.addTask { await runtime.run(lane) } }
+        }
         watchdog.cancel()
         let publishSeconds = Waiting.seconds(since: publishStart)
         let timedOut = progress.isStopping
@@ -114,7 +126,8 @@ struct FanoutCommand: AsyncParsableCommand {
         await fleet.stop(task)
         let delivery = LatencySummary(samples: await fleet.latencies())
         let perMessage = byMessage ? await fleet.latenciesByMessage() : [:]
-        let publishRTT = LatencySummary(samples: await runtime.collect([publisher]) { $0.latencies }.flatMap { $0 })
+        let publishRTT = LatencySummary(samples: await runtime.collect(lanes) { $0.latencies }.flatMap { $0 })
+        let publishLate = await runtime.collect(lanes) { $0.maxLateness }.max() ?? 0
         await runtime.shutdown()
 
         var record = ResultRecord()
@@ -143,6 +156,10 @@ struct FanoutCommand: AsyncParsableCommand {
         record.add("reconnects", runtime.reconnects)
         record.add(latency: delivery, prefix: "delivery")
         record.add("publish_rtt_p50_ms", LatencySummary.ms(publishRTT.p50))
+        record.add("publish_rtt_max_ms", LatencySummary.ms(publishRTT.max))
+        // How far the schedule slipped: the most any publish left after its due instant.
+        record.add("publishers", publishers)
+        record.add("publish_late_max_ms", LatencySummary.ms(publishLate))
         for (sequence, samples) in perMessage.sorted(by: { $0.key < $1.key }) {
             let summary = LatencySummary(samples: samples)
             record.add(

@@ -1,47 +1,63 @@
 import NIOCore
 
-/// Publishes a fixed number of time-stamped messages at a fixed interval on one connection.
+/// Publishes its share of a fixed schedule of time-stamped messages on one connection.
+///
+/// Message `k` is due at `startAt + k × interval`. With `lanes` publishers, lane `i` sends the
+/// messages with `k % lanes == i`, so a message leaves on time even while an earlier one, sent on
+/// another lane, still waits for its acknowledgement: every server is offered the same messages at
+/// the same instants, however long it takes to acknowledge a publish.
 final class TimedPublisherDriver: ExchangeDriver {
     /// Builds and checks requests.
     private let factory: RequestFactory
     /// Channel published to.
     private let channel: String
-    /// Messages to publish.
+    /// Messages in the whole schedule (all lanes).
     private let total: Int
     /// Interval between scheduled publishes, in nanoseconds.
     private let interval: UInt64
+    /// Number of lanes sharing the schedule.
+    private let lanes: Int
+    /// Instant message 0 is due, in `MonotonicClock` nanoseconds.
+    private let startAt: UInt64
     /// Shared counters.
     private let progress: SubscriberProgress
-    /// Scheduled time of the first publish (set on the first step).
-    private var startAt: UInt64?
-    /// Messages sent so far.
-    private var sent = 0
+    /// Sequence number of this lane's next message.
+    private var next: Int
     /// Publish round-trip latencies, in nanoseconds.
     private(set) var latencies: [UInt64] = []
-    /// True once every message was sent and answered.
+    /// The most any of this lane's publishes left after its due instant, in nanoseconds.
+    private(set) var maxLateness: UInt64 = 0
+    /// True once every message of this lane was sent and answered.
     private(set) var isFinished = false
 
-    /// Creates a publisher of `total` messages to `channel`, one every `intervalMillis`.
-    init(factory: RequestFactory, channel: String, total: Int, intervalMillis: Int, progress: SubscriberProgress) {
+    /// Creates lane `lane` of `lanes` publishing `total` messages to `channel`, one every
+    /// `intervalMillis` from `startAt` (a `MonotonicClock` instant).
+    init(
+        factory: RequestFactory, channel: String, total: Int, intervalMillis: Int,
+        lane: Int = 0, lanes: Int = 1, startAt: UInt64, progress: SubscriberProgress
+    ) {
+        precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane must be in 0..<lanes")
         self.factory = factory
         self.channel = channel
         self.total = total
         self.interval = UInt64(max(0, intervalMillis)) * 1_000_000
+        self.lanes = lanes
+        self.startAt = startAt
+        self.next = lane
         self.progress = progress
     }
 
-    /// Waits for the next slot, then publishes `{"sent_ns":<now>,"seq":<k>}`.
+    /// Waits for this lane's next slot, then publishes `{"sent_ns":<now>,"seq":<k>}`.
     func nextStep(now: UInt64) -> ExchangeStep {
-        if sent >= total || progress.isStopping {
+        if next >= total || progress.isStopping {
             isFinished = true
             return .finish
         }
-        let start = startAt ?? now
-        startAt = start
-        let due = start + UInt64(sent) * interval
+        let due = startAt + UInt64(next) * interval
         if now < due { return .wait(until: .uptimeNanoseconds(due)) }
-        let message = "{\"sent_ns\":\(MonotonicClock.now()),\"seq\":\(sent)}"
-        sent += 1
+        maxLateness = max(maxLateness, now - due)
+        let message = "{\"sent_ns\":\(MonotonicClock.now()),\"seq\":\(next)}"
+        next += lanes
         return .send(factory.publish(channel: channel, message: message))
     }
 
