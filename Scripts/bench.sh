@@ -5,7 +5,9 @@
 # Scenarios, for each server:
 #   park     RSS per parked long-poll subscriber (fresh server, VmRSS before/after)
 #   publish  closed-loop publish throughput, latency, and server CPU use
-#   fanout   delivery latency to 1,000 and 10,000 parked subscribers
+#   fanout   delivery latency to 1,000 and 10,000 parked subscribers; the messages leave on a fixed
+#            schedule (pubnode-load's publishers take turns on a loop of their own), so every
+#            server is offered the same load however long it takes to acknowledge a publish
 #
 # Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
 #                         [--no-build] [--quick] [--help]

@@ -34,7 +34,7 @@ final class TimedPublisherDriver: ExchangeDriver {
     /// `intervalMillis` from `startAt` (a `MonotonicClock` instant).
     init(
         factory: RequestFactory, channel: String, total: Int, intervalMillis: Int,
-        lane: Int = 0, lanes: Int = 1, startAt: UInt64, progress: SubscriberProgress
+        lane: Int, lanes: Int, startAt: UInt64, progress: SubscriberProgress
     ) {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane must be in 0..<lanes")
         self.factory = factory
