@@ -7,7 +7,8 @@
 #   publish  closed-loop publish throughput, latency, and server CPU use
 #   fanout   delivery latency to 1,000 and 10,000 parked subscribers; the messages leave on a fixed
 #            schedule (pubnode-load's publishers take turns on a loop of their own), so every
-#            server is offered the same load however long it takes to acknowledge a publish
+#            server is offered the same load (while acknowledgements take under 800 ms; each
+#            result says how late any publish left)
 #
 # Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
 #                         [--no-build] [--quick] [--help]

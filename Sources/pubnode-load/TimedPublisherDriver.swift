@@ -5,7 +5,8 @@ import NIOCore
 /// Message `k` is due at `startAt + k × interval`. With `lanes` publishers, lane `i` sends the
 /// messages with `k % lanes == i`, so a message leaves on time even while an earlier one, sent on
 /// another lane, still waits for its acknowledgement: every server is offered the same messages at
-/// the same instants, however long it takes to acknowledge a publish.
+/// the same instants as long as an acknowledgement takes less than `lanes × interval`. Beyond that
+/// a lane sends late, and `maxLateness` says by how much.
 final class TimedPublisherDriver: ExchangeDriver {
     /// Builds and checks requests.
     private let factory: RequestFactory

@@ -51,7 +51,7 @@ final class TimedPublisherDriverTests: XCTestCase {
         for index in 0..<3 {
             let driver = lane(index, of: 3)
             var now = start
-            while true {
+            for _ in 0..<100 {
                 let step = driver.nextStep(now: now)
                 if case .finish = step { break }
                 if let until = waitsUntil(step) {
@@ -62,8 +62,17 @@ final class TimedPublisherDriverTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(sent.keys.sorted(), Array(0..<10))
+        XCTAssertEqual(sent.keys.sorted(), Array(0..<10), "every lane should finish within its share of steps")
         for (sequence, instant) in sent { XCTAssertEqual(instant, start + UInt64(sequence) * interval) }
+    }
+
+    func testALaneThatStartsLateKeepsTheSharedScheduleRatherThanStartingItsOwn() {
+        let driver = lane(2, of: 4)
+        // Connected only after message 3's slot: message 2 leaves at once, 250 ms late...
+        XCTAssertEqual(sequence(of: driver.nextStep(now: start + 3 * interval + 50_000_000)), 2)
+        XCTAssertEqual(driver.maxLateness, 250_000_000)
+        // ...and message 6 still waits for its own slot on the schedule everyone shares.
+        XCTAssertEqual(waitsUntil(driver.nextStep(now: start + 3 * interval + 60_000_000)), start + 6 * interval)
     }
 
     func testOneLaneIsTheWholeSchedule() {
