@@ -80,6 +80,13 @@ final class ClientRuntime: Sendable {
         }
     }
 
+    /// Runs every worker at once (`run(_:)` each) and returns when all of them have stopped.
+    func run<Driver: ExchangeDriver>(all workers: [Worker<Driver>]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for worker in workers { group.addTask { await self.run(worker) } }
+        }
+    }
+
     /// Opens one HTTP/1.1 connection on the worker's loop with an `ExchangeHandler` for its driver.
     private func connect<Driver: ExchangeDriver>(_ worker: Worker<Driver>) async throws -> any Channel {
         let box = worker.box

@@ -113,9 +113,7 @@ struct FanoutCommand: AsyncParsableCommand {
             progress.markStopping()
             runtime.stop()
         }
-        await withTaskGroup(of: Void.self) { group in
-            for lane in lanes { group.addTask { await runtime.run(lane) } }
-        }
+        await runtime.run(all: lanes)
         watchdog.cancel()
         // From message 0's slot (a watchdog firing before it leaves nothing to count).
         let publishSeconds = MonotonicClock.now() > publishStart ? Waiting.seconds(since: publishStart) : 0

@@ -83,9 +83,7 @@ struct PresenceCommand: AsyncParsableCommand {
                                            factory: factory, progress: progress),
                    loop: runtime.loop(for: index))
         }
-        let beating = Task { await withTaskGroup(of: Void.self) { group in
-            for worker in beaters { group.addTask { await runtime.run(worker) } }
-        } }
+        let beating = Task { await runtime.run(all: beaters) }
         let watchdog = Task {
             try await Task.sleep(for: .nanoseconds(Int64(Waiting.nanos(seconds: heartbeatTimeout))))
             progress.stopHeartbeats()

@@ -70,9 +70,7 @@ struct PublishCommand: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(warmup + duration + 10))
             runtime.stop()
         }
-        await withTaskGroup(of: Void.self) { group in
-            for worker in workers { group.addTask { await runtime.run(worker) } }
-        }
+        await runtime.run(all: workers)
         watchdog.cancel()
         runtime.stop()
         let clientCPU = ProcessCPU.seconds() - cpuStart

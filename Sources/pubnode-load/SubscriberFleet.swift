@@ -24,11 +24,7 @@ struct SubscriberFleet: Sendable {
     func start() -> Task<Void, Never> {
         let runtime = self.runtime
         let workers = self.workers
-        return Task {
-            await withTaskGroup(of: Void.self) { group in
-                for worker in workers { group.addTask { await runtime.run(worker) } }
-            }
-        }
+        return Task { await runtime.run(all: workers) }
     }
 
     /// Waits until every subscriber is parked or `timeout` seconds pass; returns the seconds taken.
