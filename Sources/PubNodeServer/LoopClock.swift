@@ -54,10 +54,6 @@ final class LoopClock: @unchecked Sendable {
 
     /// The connections registered now.
     var count: Int { connections.count }
-    /// Called at every tick and when the clock stops: drops what the loop keeps only for a moment
-    /// (`LoopWakeQueue.recentAnswers`), so it never outlives a second of its loop's traffic.
-    var forget: (() -> Void)?
-
     /// Registers `connection` (once); the clock starts with its first connection.
     func add(_ connection: PubNodeHTTPHandler) {
         loop.preconditionInEventLoop()
@@ -84,12 +80,10 @@ final class LoopClock: @unchecked Sendable {
         if connections.isEmpty {
             task?.cancel()
             task = nil
-            forget?()
         }
     }
 
     private func fire() {
-        forget?()
         let now = loop.now
         var idleCheck = false
         if let idleCheckPeriod, now >= nextIdleCheck {

@@ -27,6 +27,10 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// When it is answered with no messages and its `cursor` (the long-poll timeout after it parked); set
     /// when it parks. Event loop only.
     var deadline = NIODeadline.distantFuture
+    /// It found messages when it arrived and waits only for its loop's answer queue
+    /// (`LoopWakeQueue`): registered nowhere, not counted among parked polls, no deadline. Event
+    /// loop only.
+    var isDeferred = false
 
     init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll) {
         self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
@@ -36,7 +40,7 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
         self.longPoll = longPoll
     }
 
-    /// Wakes from any thread: joins its event loop's next wake batch.
+    /// Wakes from any thread: joins its event loop's answer queue.
     func wake() {
         guard claim() else { return }
         queue.enqueue(self)
@@ -55,76 +59,10 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
         claimed.store(false, ordering: .releasing)
     }
 
-    /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one batch.
+    /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one chunk.
     func fire(sharing shared: SharedAnswers) {
         owner.value.pollWoken(self, sharing: shared)
     }
-}
-
-/// The polls of one event loop woken since its last batch: a publish that wakes 10,000 parked
-/// subscribers costs one task per event loop, not one per subscriber. It also holds the loop's
-/// `LoopClock`.
-final class LoopWakeQueue: WakeGroup {
-    /// The loop whose polls these are.
-    let loop: any EventLoop
-    /// The clock of the loop's connections.
-    let clock: LoopClock
-    /// Answers this loop gave polls that found their messages at once, for later polls that would
-    /// be given the same (`PubNodeHTTPHandler.poll`); emptied with each wake batch and each tick of
-    /// the loop's clock.
-    let recentAnswers: NIOLoopBound<SharedAnswers>
-    private let pending = Mutex<[ParkedPoll]>([])
-
-    init(loop: any EventLoop, idleConnectionSeconds: Int) {
-        self.loop = loop
-        self.clock = LoopClock(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
-        let recentAnswers = NIOLoopBound(SharedAnswers(limit: Self.recentAnswerLimit), eventLoop: loop)
-        self.recentAnswers = recentAnswers
-        clock.forget = { recentAnswers.value.removeAll() }
-    }
-
-    /// Adds a woken poll; the first of a batch schedules the batch on the loop.
-    func enqueue(_ poll: ParkedPoll) {
-        let first = pending.withLock { polls in
-            polls.append(poll)
-            return polls.count == 1
-        }
-        if first { loop.execute { self.drain() } }
-    }
-
-    /// Wakes many of this loop's polls at once (a publish reaching them): one lock and at most
-    /// one task for all, so the loop drains them in one batch rather than racing the publisher.
-    func wake(_ waiters: [any Waiter]) {
-        var strays: [any Waiter] = []
-        let first = pending.withLock { polls in
-            let wasEmpty = polls.isEmpty
-            for waiter in waiters {
-                if let poll = waiter as? ParkedPoll {
-                    if poll.claim() { polls.append(poll) }
-                } else {
-                    strays.append(waiter)
-                }
-            }
-            return wasEmpty && !polls.isEmpty
-        }
-        if first { loop.execute { self.drain() } }
-        // Not this loop's kind (none are today): woken alone, outside the lock.
-        for waiter in strays { waiter.wake() }
-    }
-
-    /// Answers every poll of the batch, sharing identical answers.
-    private func drain() {
-        let polls = pending.withLock { polls in
-            defer { polls = [] }
-            return polls
-        }
-        recentAnswers.value.removeAll()
-        let shared = SharedAnswers()
-        for poll in polls { poll.fire(sharing: shared) }
-    }
-
-    /// How many answers `recentAnswers` keeps at most (each at most `SharedAnswers.maxKeptBytes`).
-    static let recentAnswerLimit = 16
 }
 
 /// One `LoopWakeQueue` per event loop of a server, looked up once per connection.

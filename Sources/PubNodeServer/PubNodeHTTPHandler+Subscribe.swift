@@ -3,22 +3,38 @@ import NIOHTTP1
 import PubNodeCore
 
 extension PubNodeHTTPHandler {
-    /// Answers a long-poll at once when messages are already newer than its cursor, or parks it.
+    /// Answers a long-poll when messages are already newer than its cursor, or parks it.
+    ///
+    /// A plain single-channel poll that finds messages joins its event loop's answer queue
+    /// (`LoopWakeQueue`), which runs once the loop has handled everything else it read in this
+    /// turn, rather than being answered at once: a publish read in the same turn then joins the answer, the polls of the turn
+    /// share one rendering, and under load a publisher's request is reached after the turn's
+    /// polls have been read, not after each of them has also been answered (see
+    /// `Docs/architecture.md`, "Polls that find messages").
     func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
         if let ready = Self.parkPassingFilteredOut(poll) {
-            poll.longPoll.delivered(ready)
-            if let key = sharedKey(poll) {
-                answerAtOnce(ready, key: key, recent: wakeQueue.recentAnswers.value)
+            if sharedKey(poll) != nil {
+                poll.isDeferred = true
+                state.phase = .parked(poll)
+                poll.wake()
             } else {
+                poll.longPoll.delivered(ready)
                 respond(ready)
             }
             return
         }
+        settle(poll, context: context)
+    }
+
+    /// Keeps `poll`, registered on what it listens to and holding nothing yet, parked until a
+    /// publish wakes it or its deadline passes; over this address's parked limit it is refused.
+    private func settle(_ poll: ParkedPoll, context: ChannelHandlerContext) {
         guard admitParkedPoll() else {
             // Over this address's parked limit: answered at once (a late wake finds nothing parked).
             poll.longPoll.cancel(poll)
+            state.phase = .answering
             write(ErrorResponses.reply(.tooManyRequests(retryAfter: 1), shape: .object(service: "Rate Limiter"),
                                        timetoken: router.node.time()), context: context)
             return
@@ -27,13 +43,13 @@ extension PubNodeHTTPHandler {
         poll.deadline = context.eventLoop.now + .seconds(Int64(limits.longPollTimeoutSeconds))
         state.phase = .parked(poll)
         state.wasParked = true
-        // A parked connection is answered from its wake batch's shared buffers: it keeps no spare.
+        // A parked connection is answered from its chunk's shared buffers: it keeps no spare.
         spareResponse = nil
         router.operations.gauges.pollParked()
     }
 
     /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
-    /// A plain single-channel poll takes the answer another poll of the batch already made for the
+    /// A plain single-channel poll takes the answer another poll of its chunk already made for the
     /// same key, or makes it for them; the buffers are read once either way.
     func pollWoken(_ poll: ParkedPoll, sharing shared: SharedAnswers) {
         guard state.parked === poll else { return }
@@ -56,7 +72,14 @@ extension PubNodeHTTPHandler {
         // either read now or wakes the poll.
         if poll.longPoll.isFilteredOut(ready, after: poll.cursor) { poll.cursor = ready.next }
         poll.rearm()
-        if let again = Self.parkPassingFilteredOut(poll) { answer(poll, with: again) }
+        if let again = Self.parkPassingFilteredOut(poll) {
+            answer(poll, with: again)
+        } else if poll.isDeferred, let context {
+            // What it found is gone (a channel's buffer dropped while it waited in the queue):
+            // now a poll like any that found nothing.
+            poll.isDeferred = false
+            settle(poll, context: context)
+        }
     }
 
     /// Parks `poll`; a batch the filter rejected entirely moves its cursor and parks again
@@ -86,7 +109,7 @@ extension PubNodeHTTPHandler {
                                  keepAlive: keepsAlive)
     }
 
-    /// Renders and serializes `ready` once for every poll of the batch with `key`, and keeps it.
+    /// Renders and serializes `ready` once for every poll of the chunk with `key`, and keeps it.
     private func keep(_ ready: DeliveryBatch, for key: SharedAnswers.Key, in shared: SharedAnswers) -> SharedAnswers.Answer {
         let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
         let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
@@ -105,16 +128,6 @@ extension PubNodeHTTPHandler {
         writeSerialized(answer.bytes, keepAlive: keepAlive, context: context)
     }
 
-    /// Answers a plain single-channel poll that found `ready` at once: with the bytes this loop
-    /// last wrote to a poll with the same key that read the same messages (a backlog's subscribers
-    /// come back with the same cursor), or rendered now and kept for the next.
-    private func answerAtOnce(_ ready: DeliveryBatch, key: SharedAnswers.Key, recent: SharedAnswers) {
-        guard let context else { return }
-        let answer = recent.answer(for: key, reading: ready) ?? keep(ready, for: key, in: recent)
-        recordAnswer(status: 200)
-        writeSerialized(answer.bytes, keepAlive: key.keepAlive, context: context)
-    }
-
     /// Answers the parked `poll`, if it is still the one parked.
     func answer(_ poll: ParkedPoll, with batch: DeliveryBatch) {
         guard state.parked === poll else { return }
@@ -128,6 +141,8 @@ extension PubNodeHTTPHandler {
     func releaseParked() {
         guard case .parked(let poll) = state.phase else { return }
         state.phase = .answering
+        // A poll waiting only for its batch was never registered nor counted.
+        guard !poll.isDeferred else { return }
         router.operations.gauges.pollReleased()
         releaseParkedPoll()
         poll.longPoll.cancel(poll)
