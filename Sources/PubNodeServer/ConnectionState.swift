@@ -20,7 +20,8 @@ struct ConnectionState {
         /// The request was refused while arriving (too large, malformed): the rest of it is
         /// ignored and the connection closes after the refusal.
         case discarding
-        /// A long-poll is parked until a publish wakes it, it times out, or the client leaves.
+        /// A long-poll is parked until a publish wakes it, it times out, or the client leaves; or
+        /// it found messages and waits only for its loop's answer queue (`ParkedPoll.isDeferred`).
         case parked(ParkedPoll)
         /// A deferred answer (strict commit, before hooks, history read) is outstanding.
         case answering

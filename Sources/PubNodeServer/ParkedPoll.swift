@@ -3,7 +3,8 @@ import PubNodeCore
 import Synchronization
 
 /// A parked subscribe long-poll, held as state of its connection's handler: the waiter publishers
-/// wake, and what it listens to.
+/// wake, and what it listens to. A poll that found messages when it arrived takes the same form
+/// while it waits for its loop's answer queue (`isDeferred`), claimed from the start.
 ///
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
 /// loop. `claimed` makes concurrent wakes collapse into one answer.
@@ -49,7 +50,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// Woken with the other polls of its event loop (`LoopWakeQueue.wake(_:)`).
     var wakeGroup: (any WakeGroup)? { queue }
 
-    /// Claims the next answer: true for the first wake since the poll parked (or was re-armed).
+    /// Claims the next answer: true for the first wake since the poll parked (or was re-armed); a
+    /// deferred poll claims its own at once.
     func claim() -> Bool {
         !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }

@@ -7,15 +7,16 @@ extension PubNodeHTTPHandler {
     ///
     /// A plain single-channel poll that finds messages joins its event loop's answer queue
     /// (`LoopWakeQueue`), which runs once the loop has handled everything else it read in this
-    /// turn, rather than being answered at once: a publish read in the same turn then joins the answer, the polls of the turn
-    /// share one rendering, and under load a publisher's request is reached after the turn's
-    /// polls have been read, not after each of them has also been answered (see
+    /// turn, rather than being answered at once: a publish read in the same turn then joins the
+    /// answer, the polls of the turn share one rendering, and under load a publisher's request is
+    /// reached after the turn's polls have been read, not after each of them has also been
+    /// answered (see
     /// `Docs/architecture.md`, "Polls that find messages").
     func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
         if let ready = Self.parkPassingFilteredOut(poll) {
-            if sharedKey(poll) != nil {
+            if !ready.deliveries.isEmpty, sharedKey(poll) != nil {
                 poll.isDeferred = true
                 state.phase = .parked(poll)
                 poll.wake()
@@ -48,7 +49,8 @@ extension PubNodeHTTPHandler {
         router.operations.gauges.pollParked()
     }
 
-    /// A publish woke `poll` (on this event loop): answer with what is ready, or re-park if nothing is.
+    /// A publish woke `poll`, or its answer queue reached it (on this event loop): answer with what
+    /// is ready, or re-park if nothing is.
     /// A plain single-channel poll takes the answer another poll of its chunk already made for the
     /// same key, or makes it for them; the buffers are read once either way.
     func pollWoken(_ poll: ParkedPoll, sharing shared: SharedAnswers) {
@@ -141,7 +143,7 @@ extension PubNodeHTTPHandler {
     func releaseParked() {
         guard case .parked(let poll) = state.phase else { return }
         state.phase = .answering
-        // A poll waiting only for its batch was never registered nor counted.
+        // A poll waiting only for its answer queue was never registered nor counted.
         guard !poll.isDeferred else { return }
         router.operations.gauges.pollReleased()
         releaseParkedPoll()

@@ -9,7 +9,8 @@ public enum RouteAction: Sendable {
     /// Answer at once that a publish was accepted with this timetoken: `HTTPReply.sent`, which the
     /// transport writes without building its body first.
     case sent(Timetoken)
-    /// A long-poll: answer at once when messages are ready after its cursor, else park it.
+    /// A long-poll: answer when messages are ready after its cursor (a plain single-channel one
+    /// with its loop's answer queue), else park it.
     case poll(LongPoll)
     /// Answer later: `start` runs once and calls its argument exactly once, on any thread (a
     /// strict-mode publish waiting for its commit, before hooks, history reads, on-request hooks).

@@ -5,9 +5,9 @@ import PubNodeCore
 /// one channel holding the same cursor get byte-identical responses, so the buffer is read,
 /// rendered and serialized once and written to each socket as is.
 ///
-/// One per wake batch, on its event loop and never shared across threads: every poll of the batch
-/// with the same key (woken by a publish, or one that found its messages when it arrived) shares
-/// the answer read for the first.
+/// One per chunk of a loop's answer queue (`LoopWakeQueue`), on its event loop and never shared
+/// across threads: every poll of the chunk with the same key (woken by a publish, or one that found
+/// its messages when it arrived) shares the answer read for the first.
 final class SharedAnswers {
     /// What makes two answers identical.
     struct Key: Hashable {

@@ -5,8 +5,8 @@ import PubNodeCore
 import PubNodeTestSupport
 import XCTest
 
-/// A poll that finds messages when it arrives is answered with its loop's next wake batch, after
-/// the rest of what the loop read in that turn.
+/// A poll that finds messages when it arrives is answered from its loop's answer queue, after the
+/// rest of what the loop read in that turn.
 final class DeferredPollTests: XCTestCase {
     private func poll(_ node: EmbeddedNode, on loop: EmbeddedEventLoop, after cursor: String) throws -> Connection {
         let connection = try node.connect(on: loop)
