@@ -109,7 +109,7 @@ final class RequestFramingTests: XCTestCase {
         }
         try node.publish("last", #""after""#)
         let response = try node.get("/v2/subscribe/demo/last/0?tt=\(cursor)")
-        XCTAssertEqual(response.json["m"]?.arrayValue.map { $0["d"] }, [.string("after")], "no request after a last one ran")
+        XCTAssertEqual(response.messagePayloads, [.string("after")], "no request after a last one ran")
     }
 
     func testTooManyRequestsQueuedBehindAParkedPollCloseTheConnection() throws {

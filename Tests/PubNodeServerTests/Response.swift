@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// A parsed HTTP/1.1 response.
 struct Response {
@@ -9,6 +10,14 @@ struct Response {
     var text: String { String(decoding: body, as: UTF8.self) }
 
     var json: JSON { JSON.parse(body) }
+
+    /// The payload (`d`) of each message of a subscribe answer, in order; nil without an `m` array.
+    var messagePayloads: [JSON?]? { json["m"]?.arrayValue.map { $0["d"] } }
+
+    /// Parses one response from the front of `buffer`'s readable bytes; nil when incomplete.
+    static func parse(_ buffer: ByteBuffer) -> Response? {
+        parse(Array(buffer.readableBytesView))?.0
+    }
 
     /// Parses one response from the front of `bytes`; nil when incomplete. Returns bytes used.
     static func parse(_ bytes: [UInt8]) -> (Response, Int)? {

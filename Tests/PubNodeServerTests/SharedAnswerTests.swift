@@ -32,7 +32,7 @@ final class SharedAnswerTests: XCTestCase {
         XCTAssertEqual(answers[0].json["m"]?[0]?["d"], .string("shared"))
         XCTAssertEqual(answers[0].json["t"]?["t"]?.stringValue, timetoken)
         let multiplexed = try XCTUnwrap(behind.response())
-        XCTAssertEqual(multiplexed.json["m"]?.arrayValue.map { $0["d"] }, [.string("shared")])
+        XCTAssertEqual(multiplexed.messagePayloads, [.string("shared")])
         for connection in same + [behind] { XCTAssertTrue(connection.isOpen) }
     }
 
@@ -52,7 +52,7 @@ final class SharedAnswerTests: XCTestCase {
             try XCTUnwrap(connection.channel.readOutbound(as: ByteBuffer.self), line: line)
         }
         func messages(_ bytes: ByteBuffer) throws -> [JSON?] {
-            try XCTUnwrap(Response.parse(Array(bytes.readableBytesView))?.0.json["m"]?.arrayValue.map { $0["d"] })
+            try XCTUnwrap(Response.parse(bytes)?.messagePayloads)
         }
         let turn = [try poll(uuid: "a"), try poll(uuid: "b"), try poll(uuid: "c", version: "1.0"),
                     try poll(uuid: "d", filter: "&filter-expr=meta.lang%20%3D%3D%20%27en%27")]

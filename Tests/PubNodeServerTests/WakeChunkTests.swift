@@ -24,7 +24,7 @@ final class WakeChunkTests: XCTestCase {
     private func answered(_ subscribers: [Connection]) throws -> [[JSON?]] {
         try subscribers.compactMap { connection in
             try connection.channel.readOutbound(as: ByteBuffer.self).map { bytes in
-                try XCTUnwrap(Response.parse(Array(bytes.readableBytesView))?.0.json["m"]?.arrayValue.map { $0["d"] })
+                try XCTUnwrap(Response.parse(bytes)?.messagePayloads)
             }
         }
     }

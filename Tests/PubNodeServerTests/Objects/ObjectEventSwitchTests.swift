@@ -75,7 +75,7 @@ final class ObjectEventSwitchTests: XCTestCase {
         XCTAssertEqual(node.hub("quiet")?.waiterCount(on: "u1"), 1, "the other keyset's subscriber stays parked")
         try send(writer, "GET", "/publish/quiet/quiet/0/u1/0/%22plain%22?uuid=tester")
         let plain = try XCTUnwrap(quiet.response())
-        XCTAssertEqual(plain.json["m"]?.arrayValue.map { $0["d"] }, [.string("plain")], plain.text)
+        XCTAssertEqual(plain.messagePayloads, [.string("plain")], plain.text)
         try await socket.server.shutdown()
     }
 
