@@ -9,7 +9,8 @@ extension ChannelHub {
         clock.advance(to: message.timetoken.rawValue)
         var waiters: [any Waiter] = []
         var memberOf: Set<String> = []
-        let appended = withChannel(message.channel) { inner -> Bool in
+        var listed: ListedPrefixes?
+        let appended = withChannel(message.channel, listedUnder: &listed) { inner -> Bool in
             if let newest = inner.ring.newest, message.timetoken <= newest { return false }
             inner.ring.append(message)
             inner.published &+= 1
@@ -19,7 +20,7 @@ extension ChannelHub {
             return true
         }
         guard appended else { return nil }
-        collectFanIn(of: message.channel, memberOf: memberOf, into: &waiters)
+        collectFanIn(of: message.channel, listedUnder: listed, memberOf: memberOf, into: &waiters)
         return waiters
     }
 
@@ -29,7 +30,8 @@ extension ChannelHub {
         if let newest = messages.last { clock.advance(to: newest.timetoken.rawValue) }
         var waiters: [any Waiter] = []
         var memberOf: Set<String> = []
-        let added = withChannel(channel) { inner -> Int in
+        var listed: ListedPrefixes?
+        let added = withChannel(channel, listedUnder: &listed) { inner -> Int in
             let added = inner.ring.merge(messages, droppedThrough: droppedThrough)
             if added > 0 {
                 inner.waiters.takeAll(into: &waiters)
@@ -38,7 +40,7 @@ extension ChannelHub {
             return added
         }
         guard added > 0 else { return [] }
-        collectFanIn(of: channel, memberOf: memberOf, into: &waiters)
+        collectFanIn(of: channel, listedUnder: listed, memberOf: memberOf, into: &waiters)
         return waiters
     }
 

@@ -48,31 +48,29 @@ public final class ChannelHub: Sendable {
     public func publish(_ draft: PublishDraft) -> PublishOutcome {
         var waiters: [any Waiter] = []
         var memberOf: Set<String> = []
-        var message: PublishedMessage?
-        while message == nil {
-            let channel = channelState(draft.channel)
-            message = channel.inner.withLock { inner -> PublishedMessage? in
-                guard !inner.reclaimed else { return nil }
-                let timetoken = clock.next()
-                let now = clock.nowNanoseconds()
-                let accepted = PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey,
-                                                region: region, publishedAtNanoseconds: now)
-                inner.ring.append(accepted)
-                inner.published &+= 1
-                inner.lastActivityNanoseconds = now
-                inner.waiters.takeAll(into: &waiters)
-                memberOf = inner.groups
-                return accepted
-            }
+        var listed: ListedPrefixes?
+        let message = withChannel(draft.channel, listedUnder: &listed) { inner in
+            let timetoken = clock.next()
+            let now = clock.nowNanoseconds()
+            let accepted = PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey,
+                                            region: region, publishedAtNanoseconds: now)
+            inner.ring.append(accepted)
+            inner.published &+= 1
+            inner.lastActivityNanoseconds = now
+            inner.waiters.takeAll(into: &waiters)
+            memberOf = inner.groups
+            return accepted
         }
-        collectFanIn(of: draft.channel, memberOf: memberOf, into: &waiters)
-        return PublishOutcome(message: message!, waiters: waiters)
+        collectFanIn(of: draft.channel, listedUnder: listed, memberOf: memberOf, into: &waiters)
+        return PublishOutcome(message: message, waiters: waiters)
     }
 
     /// Takes the waiters of the groups holding `channel` (`memberOf`, read under its lock), of the
-    /// `-pnpres` groups of its base channel's groups, and of its wildcard patterns, listing the
+    /// `-pnpres` groups of its base channel's groups, and of its wildcard patterns: through the
+    /// prefixes the channel is `listedUnder` when it is known to be listed, otherwise listing the
     /// channel under each pattern first.
-    func collectFanIn(of channel: String, memberOf: Set<String>, into waiters: inout [any Waiter]) {
+    func collectFanIn(of channel: String, listedUnder listed: ListedPrefixes?, memberOf: Set<String>,
+                      into waiters: inout [any Waiter]) {
         if let base = NameRules.presenceBase(channel) {
             // A presence event reaches subscribers of `group-pnpres` for every group holding the base channel.
             let baseGroups = channels.get(base)?.inner.withLock { $0.groups } ?? []
@@ -83,14 +81,29 @@ public final class ChannelHub: Sendable {
         for group in memberOf {
             groups.get(group)?.takeWaiters(into: &waiters)
         }
-        for pattern in NameRules.wildcardPatterns(matching: channel) {
-            // Listing the channel under the pattern before taking its waiters means a woken wildcard
-            // subscriber always finds it, even if another path created the channel a moment ago and
-            // has not listed it yet.
-            withFanIn(prefixes, pattern) { inner in
-                inner.members.insert(channel)
-                inner.waiters.takeAll(into: &waiters)
+        if let listed {
+            for prefix in listed.states {
+                let taken = prefix.inner.withLock { inner -> Bool in
+                    guard !inner.reclaimed else { return false }
+                    inner.waiters.takeAll(into: &waiters)
+                    return true
+                }
+                if !taken { listAndTake(channel, under: prefix.name, into: &waiters) }
             }
+            return
+        }
+        for pattern in NameRules.wildcardPatterns(matching: channel) {
+            listAndTake(channel, under: pattern, into: &waiters)
+        }
+    }
+
+    /// Lists `channel` under the wildcard `pattern` and takes the pattern's waiters. Listing before
+    /// taking means a woken wildcard subscriber always finds the channel, even if another path
+    /// created it a moment ago and has not listed it yet.
+    private func listAndTake(_ channel: String, under pattern: String, into waiters: inout [any Waiter]) {
+        withFanIn(prefixes, pattern) { inner in
+            inner.members.insert(channel)
+            inner.waiters.takeAll(into: &waiters)
         }
     }
 
@@ -103,9 +116,10 @@ public final class ChannelHub: Sendable {
             return ChannelState(name: name, capacity: limits.bufferSize, now: clock.nowNanoseconds())
         }
         if created {
-            for pattern in NameRules.wildcardPatterns(matching: name) {
-                withFanIn(prefixes, pattern) { $0.members.insert(name) }
+            let listed = state.wildcardPatterns.map { pattern in
+                fanIn(prefixes, pattern) { $0.members.insert(name) }
             }
+            _ = state.listedUnder.storeIfNil(listed.isEmpty ? ListedPrefixes.none : ListedPrefixes(listed))
         }
         return state
     }
@@ -114,20 +128,40 @@ public final class ChannelHub: Sendable {
     @discardableResult
     func withFanIn<R>(_ map: ShardedMap<String, FanInState>, _ name: String,
                       _ body: (inout FanInState.Inner) -> R) -> R {
+        var result: R?
+        fanIn(map, name) { result = body(&$0) }
+        return result!
+    }
+
+    /// Runs `body` on the live fan-in state `name` of `map` (created when absent) and returns that state.
+    @discardableResult
+    func fanIn(_ map: ShardedMap<String, FanInState>, _ name: String,
+               _ body: (inout FanInState.Inner) -> Void) -> FanInState {
         while true {
             let state = map.getOrCreate(name) { FanInState(name: name) }
-            let result: R? = state.inner.withLock { inner in
-                inner.reclaimed ? nil : body(&inner)
+            let ran = state.inner.withLock { inner -> Bool in
+                guard !inner.reclaimed else { return false }
+                body(&inner)
+                return true
             }
-            if let result { return result }
+            if ran { return state }
         }
     }
 
     /// Runs `body` on the live channel state `name`, creating it when absent.
     @discardableResult
     func withChannel<R>(_ name: String, _ body: (inout ChannelState.Inner) -> R) -> R {
+        var listed: ListedPrefixes?
+        return withChannel(name, listedUnder: &listed, body)
+    }
+
+    /// Runs `body` on the live channel state `name`, creating it when absent, and sets `listed` to
+    /// the prefixes that state is listed under (nil while another thread is still listing it).
+    func withChannel<R>(_ name: String, listedUnder listed: inout ListedPrefixes?,
+                        _ body: (inout ChannelState.Inner) -> R) -> R {
         while true {
             let state = channelState(name)
+            listed = state.listedUnder.load()
             let result: R? = state.inner.withLock { inner in
                 inner.reclaimed ? nil : body(&inner)
             }

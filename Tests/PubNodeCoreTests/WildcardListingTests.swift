@@ -1,0 +1,83 @@
+import Dispatch
+@testable import PubNodeCore
+import PubNodeTestSupport
+import Synchronization
+import XCTest
+
+/// A channel is listed under its wildcard prefixes once, when its state is created; publishes then
+/// wake the prefixes' waiters through the states it was listed under.
+final class WildcardListingTests: XCTestCase {
+    private let wall = ManualClock()
+    private lazy var hub = ChannelHub(subscribeKey: "demo", limits: Limits(), clock: TimetokenClock(wall: wall))
+
+    func testANewChannelKeepsThePrefixStatesItIsListedUnder() throws {
+        hub.publish(Fixture.draft("news.eu.sport"))
+        let channel = try XCTUnwrap(hub.channels.get("news.eu.sport"))
+        XCTAssertEqual(channel.wildcardPatterns, ["news.*", "news.eu.*"])
+        let listed = try XCTUnwrap(channel.listedUnder.load()).states
+        XCTAssertEqual(listed.map(\.name), ["news.*", "news.eu.*"])
+        for state in listed {
+            XCTAssertTrue(state === hub.prefixes.get(state.name), "\(state.name) is not the live prefix")
+            XCTAssertEqual(state.members(), ["news.eu.sport"])
+        }
+        hub.publish(Fixture.draft("plain"))
+        XCTAssertEqual(hub.channels.get("plain")?.listedUnder.load()?.states.count, 0)
+    }
+
+    func testPublishesWakeWildcardWaitersThroughTheListedPrefixes() {
+        hub.publish(Fixture.draft("news.eu"))
+        let waiter = TestWaiter()
+        XCTAssertNil(hub.park(waiter, on: Fixture.subscription(["news.*"]), after: hub.currentTimetoken()))
+        XCTAssertFalse(hub.publish(Fixture.draft("newsroom.eu")).waiters.includes(waiter))
+        XCTAssertEqual(hub.publish(Fixture.draft("news.eu")).waiters.occurrences(of: waiter), 1)
+    }
+
+    func testAReclaimedListedPrefixIsListedAgainAndItsNewWaitersWoken() throws {
+        hub.publish(Fixture.draft("news.eu"))
+        // The prefix state the channel was listed under leaves the map (as a shut-down hub's do).
+        let stale = try XCTUnwrap(hub.prefixes.get("news.*"))
+        let removed = hub.prefixes.removeAll { name, state in
+            guard name == "news.*" else { return false }
+            state.inner.withLock { $0.reclaimed = true }
+            return true
+        }
+        XCTAssertEqual(removed, 1)
+        let subscription = Fixture.subscription(["news.*"])
+        let cursor = hub.currentTimetoken()
+        let waiter = TestWaiter()
+        XCTAssertNil(hub.park(waiter, on: subscription, after: cursor))
+        XCTAssertFalse(hub.prefixes.get("news.*") === stale)
+
+        XCTAssertTrue(hub.publish(Fixture.draft("news.eu")).waiters.includes(waiter))
+        XCTAssertEqual(hub.prefixes.get("news.*")?.members(), ["news.eu"])
+        XCTAssertEqual(hub.collect(subscription, after: cursor).deliveries.channels, ["news.eu"])
+    }
+
+    func testWildcardParkRacingTheFirstPublishesOfANewChannelNeverLosesAWakeUp() {
+        // Each round: a wildcard waiter parks while two publishers make and publish to a new
+        // channel under its prefix. The park sees a message, or a publish returns the waiter.
+        let hub = self.hub
+        for round in 0..<200 {
+            let channel = "race.c\(round)"
+            let subscription = Fixture.subscription(["race.*"])
+            let cursor = hub.currentTimetoken()
+            let waiter = TestWaiter()
+            let parked = Mutex<Bool?>(nil)
+            let woken = Mutex(false)
+            DispatchQueue.concurrentPerform(iterations: 3) { role in
+                if role == 0 {
+                    let ready = hub.park(waiter, on: subscription, after: cursor)
+                    parked.withLock { $0 = ready == nil }
+                } else {
+                    let outcome = hub.publish(Fixture.draft(channel))
+                    if outcome.waiters.includes(waiter) { woken.withLock { $0 = true } }
+                }
+            }
+            if parked.withLock({ $0 }) ?? false {
+                XCTAssertTrue(woken.withLock { $0 }, "round \(round): waiter parked but no publish returned it")
+            } else {
+                hub.cancel(waiter, on: subscription)
+            }
+        }
+    }
+}
