@@ -120,30 +120,37 @@ final class ChannelHubConcurrencyTests: XCTestCase {
         let hub = smallHub(messagesPerResponse: 100, bufferSize: 4)
         for round in 0..<300 {
             let channel = "race-\(round)"
-            let subscription = Fixture.subscription([channel])
-            let cursor = hub.currentTimetoken()
-            let waiter = TestWaiter()
-            let parked = Mutex<Bool?>(nil)
-            let woken = Mutex(false)
-            DispatchQueue.concurrentPerform(iterations: 2) { role in
-                if role == 0 {
-                    let ready = hub.park(waiter, on: subscription, after: cursor)
-                    parked.withLock { $0 = ready == nil }
-                } else {
-                    let outcome = hub.publish(Fixture.draft(channel))
-                    woken.withLock { $0 = outcome.waiters.includes(waiter) }
-                }
-            }
-            let stayedParked = parked.withLock { $0 } ?? false
-            let wasWoken = woken.withLock { $0 }
-            if stayedParked {
-                XCTAssertTrue(wasWoken, "round \(round): waiter parked but the publish did not return it")
+            let race = Fixture.parkRacingPublishes(on: hub, subscription: Fixture.subscription([channel]), channel: channel)
+            if race.parked {
+                XCTAssertTrue(race.woken, "round \(round): waiter parked but the publish did not return it")
             }
         }
     }
 }
 
 extension Fixture {
+    /// Parks a new waiter on `subscription` while `publishers` threads each publish once to
+    /// `channel`, all at the same moment: whether the waiter stayed parked (it is cancelled then),
+    /// and whether a publish returned it.
+    static func parkRacingPublishes(on hub: ChannelHub, subscription: Subscription, channel: String,
+                                    publishers: Int = 1) -> (parked: Bool, woken: Bool) {
+        let cursor = hub.currentTimetoken()
+        let waiter = TestWaiter()
+        let parked = Mutex(false)
+        let woken = Mutex(false)
+        DispatchQueue.concurrentPerform(iterations: 1 + publishers) { role in
+            if role == 0 {
+                let ready = hub.park(waiter, on: subscription, after: cursor)
+                parked.withLock { $0 = ready == nil }
+            } else if hub.publish(Fixture.draft(channel)).waiters.includes(waiter) {
+                woken.withLock { $0 = true }
+            }
+        }
+        let stayedParked = parked.withLock { $0 }
+        if stayedParked { hub.cancel(waiter, on: subscription) }
+        return (stayedParked, woken.withLock { $0 })
+    }
+
     /// A hub with small response and buffer limits.
     static func smallHub(messagesPerResponse: Int, bufferSize: Int, clock: ManualClock) -> ChannelHub {
         var limits = Limits()

@@ -1,7 +1,5 @@
-import Dispatch
 @testable import PubNodeCore
 import PubNodeTestSupport
-import Synchronization
 import XCTest
 
 /// A channel is listed under its wildcard prefixes once, when its state is created; publishes then
@@ -56,27 +54,12 @@ final class WildcardListingTests: XCTestCase {
     func testWildcardParkRacingTheFirstPublishesOfANewChannelNeverLosesAWakeUp() {
         // Each round: a wildcard waiter parks while two publishers make and publish to a new
         // channel under its prefix. The park sees a message, or a publish returns the waiter.
-        let hub = self.hub
         for round in 0..<200 {
             let channel = "race.c\(round)"
-            let subscription = Fixture.subscription(["race.*"])
-            let cursor = hub.currentTimetoken()
-            let waiter = TestWaiter()
-            let parked = Mutex<Bool?>(nil)
-            let woken = Mutex(false)
-            DispatchQueue.concurrentPerform(iterations: 3) { role in
-                if role == 0 {
-                    let ready = hub.park(waiter, on: subscription, after: cursor)
-                    parked.withLock { $0 = ready == nil }
-                } else {
-                    let outcome = hub.publish(Fixture.draft(channel))
-                    if outcome.waiters.includes(waiter) { woken.withLock { $0 = true } }
-                }
-            }
-            if parked.withLock({ $0 }) ?? false {
-                XCTAssertTrue(woken.withLock { $0 }, "round \(round): waiter parked but no publish returned it")
-            } else {
-                hub.cancel(waiter, on: subscription)
+            let race = Fixture.parkRacingPublishes(on: hub, subscription: Fixture.subscription(["race.*"]),
+                                                   channel: channel, publishers: 2)
+            if race.parked {
+                XCTAssertTrue(race.woken, "round \(round): waiter parked but no publish returned it")
             }
         }
     }
