@@ -66,6 +66,13 @@ struct ConnectionState {
         self.head = consume head
     }
 
+    /// Takes the current head out (`answering` stays until the answer): once the request is
+    /// complete nothing reads it again, and a parked poll then keeps no received bytes.
+    mutating func takeHead() -> RequestHead? {
+        defer { head = nil }
+        return head
+    }
+
     /// The current request has been answered.
     mutating func endRequest() {
         head = nil

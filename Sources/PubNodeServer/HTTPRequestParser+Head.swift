@@ -19,7 +19,7 @@ extension HTTPRequestParser {
             return nil
         }
         let parsed = bytes.withUnsafeReadableBytes { raw in
-            Self.parseHead(UnsafeRawBufferPointer(rebasing: raw[..<end]))
+            Self.parseHead(UnsafeRawBufferPointer(rebasing: raw[..<end]), of: bytes)
         }
         let head = try parsed.get()
         consume(end)
@@ -35,14 +35,15 @@ extension HTTPRequestParser {
         return .head(head)
     }
 
-    /// Parses a whole head: request line, fields, and the blank line that ends it.
-    static func parseHead(_ raw: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
+    /// Parses a whole head: request line, fields, and the blank line that ends it. `raw` views the
+    /// first readable bytes of `buffer`, which the head's target is sliced from.
+    static func parseHead(_ raw: UnsafeRawBufferPointer, of buffer: ByteBuffer) -> Result<RequestHead, Failure> {
         // The caller found the empty line and saw a CR before every LF, so the request line's CRLF
         // exists.
         let lineFeed = raw.firstIndex(of: .lf)!
         let requestLineEnd = lineFeed - 1
         var head: RequestHead
-        let read = requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd]))
+        let read = requestLine(UnsafeRawBufferPointer(rebasing: raw[..<requestLineEnd]), of: buffer)
         switch consume read {
         case .success(let line): head = line
         case .failure(let failure): return .failure(failure)
@@ -91,8 +92,9 @@ extension HTTPRequestParser {
         return nil
     }
 
-    /// `METHOD SP target SP HTTP/1.x`, single spaces, a target of visible ASCII.
-    static func requestLine(_ line: UnsafeRawBufferPointer) -> Result<RequestHead, Failure> {
+    /// `METHOD SP target SP HTTP/1.x`, single spaces, a target of visible ASCII. `line` views the
+    /// first readable bytes of `buffer`; the head's target is a slice of it.
+    static func requestLine(_ line: UnsafeRawBufferPointer, of buffer: ByteBuffer) -> Result<RequestHead, Failure> {
         // Each part is scanned once, byte by byte over the buffer (not through slices' generic
         // search), stopping at its space.
         var methodEnd = 0
@@ -119,8 +121,8 @@ extension HTTPRequestParser {
         }
         let method = Self.method(UnsafeRawBufferPointer(rebasing: line[..<methodEnd]))
         let target = UnsafeRawBufferPointer(rebasing: line[targetStart..<targetEnd])
-        let uri = String(decoding: target, as: UTF8.self)
-        return .success(RequestHead(method: method, uri: uri, family: RequestFamily(target: target), minorVersion: minor, keepAlive: minor == 1,
+        let slice = buffer.getSlice(at: buffer.readerIndex + targetStart, length: target.count)!
+        return .success(RequestHead(method: method, target: slice, family: RequestFamily(target: target), minorVersion: minor, keepAlive: minor == 1,
                                     contentLength: nil, chunked: false, contentEncoding: .identity,
                                     fieldCount: 0, fieldBlock: ""))
     }

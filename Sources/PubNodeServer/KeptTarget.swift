@@ -1,3 +1,5 @@
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,12 +16,14 @@ struct KeptTarget {
     let value: Range<Int>
 
     /// Calls `body` with the new value's bytes when `target` has the kept bytes before and after
-    /// it (the new value may have another length, and may be empty); nil otherwise. Strings read
-    /// off the wire are native, so contiguous; a foreign one is simply not matched.
-    func changedValue<Result>(in target: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+    /// it (the new value may have another length, and may be empty); nil otherwise. `target` is
+    /// read in place (the received bytes); the kept string was read off the wire, so it is native
+    /// and contiguous (a foreign one would simply never match).
+    func changedValue<Result>(in target: ByteBuffer, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
         let kept = value
-        let found: Result?? = target.utf8.withContiguousStorageIfAvailable { newBytes in
-            self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
+        let found: Result?? = target.withUnsafeReadableBytes { raw in
+            let newBytes = raw.assumingMemoryBound(to: UInt8.self)
+            return self.target.utf8.withContiguousStorageIfAvailable { oldBytes in
                 let suffix = oldBytes.count - kept.upperBound
                 let valueEnd = newBytes.count - suffix
                 guard valueEnd >= kept.lowerBound,
@@ -27,7 +31,7 @@ struct KeptTarget {
                       Self.same(newBytes, oldBytes, valueEnd..<newBytes.count, kept.upperBound..<oldBytes.count)
                 else { return nil }
                 return body(UnsafeBufferPointer(rebasing: newBytes[kept.lowerBound..<valueEnd]))
-            } ?? nil
+            }
         }
         return found ?? nil
     }

@@ -18,24 +18,25 @@ extension PubNodeHTTPHandler {
                   context: context)
             return
         }
-        if head.isGET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.uri) {
+        if head.isGET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.target) {
             act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
             return
         }
-        if head.isGET, !router.metricsListener {
-            if let kept = state.lastPublish, let (prepared, payload) = kept.repeated(by: head.uri, node: router.node) {
-                act(on: router.publish(prepared, payload: payload), context: context)
-                return
-            }
-            if let (publish, message) = PublishTarget.read(head.uri) {
-                state.lastPublish = RepeatedPublish(target: head.uri, message: message, request: publish)
-                act(on: router.publish(publish), context: context)
-                return
-            }
+        if head.isGET, !router.metricsListener, let kept = state.lastPublish,
+           let (prepared, payload) = kept.repeated(by: head.target, node: router.node) {
+            act(on: router.publish(prepared, payload: payload), context: context)
+            return
+        }
+        // Past the repeats, the target is read as a string (built once here).
+        let uri = head.uri
+        if head.isGET, !router.metricsListener, let (publish, message) = PublishTarget.read(uri) {
+            state.lastPublish = RepeatedPublish(target: uri, message: message, request: publish)
+            act(on: router.publish(publish), context: context)
+            return
         }
         var request: PubNubRequest
         do {
-            request = try PubNubRequest(method: head.isHEAD ? .GET : head.method, uri: head.uri, body: body)
+            request = try PubNubRequest(method: head.isHEAD ? .GET : head.method, uri: uri, body: body)
             if head.targets("/v1/blocks/") || head.targets("/v1/admin/") || head.targets("/metrics") {
                 for (name, value) in head.fields { request.headers[name.lowercased()] = value }
                 request.peerAddress = context.channel.remoteAddress?.ipAddress
@@ -53,7 +54,7 @@ extension PubNodeHTTPHandler {
         if let decoded = router.decodedSubscribe(request), let prepared = try? router.node.prepare(decoded) {
             var presence: PresenceReceipt?
             let action = router.subscribe(prepared, cursor: decoded.cursor, presence: &presence)
-            let kept = RepeatedSubscribe(target: head.uri, prepared: prepared)
+            let kept = RepeatedSubscribe(target: uri, prepared: prepared)
             kept?.presence = presence
             state.lastSubscribe = kept
             act(on: action, context: context)

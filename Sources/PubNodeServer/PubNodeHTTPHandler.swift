@@ -109,8 +109,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func handle(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
         // Switched on the part alone: a tuple with the phase would copy both.
         switch part {
-        case .head(let head):
+        case .head(var head):
             let (fieldCount, contentLength) = (head.fieldCount, head.contentLength)
+            // A head kept while its body arrives keeps no received buffer (one that ends here is
+            // taken back at its end, below, and dropped once dispatched).
+            if head.chunked || (contentLength ?? 0) > 0 { head.detachTarget() }
             state.begin(head)
             state.phase = .receiving(body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
@@ -125,7 +128,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             state.phase = .receiving(body: body)
             if body!.readableBytes > limits.maxBodyBytes { refuseBody(context: context) }
         case .end:
-            guard case .receiving(let body) = state.phase, let head = state.head else { break }
+            guard case .receiving(let body) = state.phase, let head = state.takeHead() else { break }
             guard head.contentEncoding != .identity, let compressed = body, compressed.readableBytes > 0 else {
                 dispatch(head: head, body: body, context: context)
                 return

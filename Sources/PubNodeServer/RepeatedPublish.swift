@@ -1,3 +1,4 @@
+import NIOCore
 import PubNodeCore
 
 /// A connection's last publish, prepared, kept so that its next publish decodes only its message.
@@ -48,7 +49,7 @@ final class RepeatedPublish {
     /// The kept request prepared by `node` (at the first call), and the decoded message of
     /// `target`, when `target` is the kept one with only its message segment changed; nil
     /// otherwise (the connection then reads the target the general way).
-    func repeated(by target: String, node: Node) -> (prepared: PreparedPublish, payload: [UInt8])? {
+    func repeated(by target: ByteBuffer, node: Node) -> (prepared: PreparedPublish, payload: [UInt8])? {
         guard let payload = payload(repeatedBy: target) else { return nil }
         switch stage {
         case .prepared(let prepared):
@@ -65,7 +66,7 @@ final class RepeatedPublish {
     /// The decoded message of `target` when `target` is the kept one with only its message segment
     /// changed: a segment without `/` or `?` (so the other segments and the query are the kept
     /// ones) that decodes; nil otherwise.
-    func payload(repeatedBy target: String) -> [UInt8]? {
+    func payload(repeatedBy target: ByteBuffer) -> [UInt8]? {
         kept.changedValue(in: target) { segment in
             guard !segment.contains(UInt8(ascii: "/")), !segment.contains(UInt8(ascii: "?")) else { return nil }
             return PercentDecoding.decodeBytes(UnsafeRawBufferPointer(segment))

@@ -1,3 +1,4 @@
+import NIOCore
 import PubNodeCore
 
 /// A connection's last subscribe, decoded, kept so that its next long-poll can skip decoding.
@@ -41,7 +42,7 @@ final class RepeatedSubscribe {
     /// The kept target was read whole when it was kept; a new one that has the same bytes before
     /// and after the value, and only digits between, reads exactly the same (the same parameters,
     /// one `tt`, no escaped name), so only those three parts are compared.
-    func cursor(repeatedBy target: String) -> Timetoken? {
+    func cursor(repeatedBy target: ByteBuffer) -> Timetoken? {
         kept.changedValue(in: target) { digits in digits.isEmpty ? nil : Timetoken(decimalDigits: digits) }
     }
 

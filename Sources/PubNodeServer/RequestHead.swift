@@ -1,16 +1,22 @@
+import NIOCore
 import NIOHTTP1
 
 /// A request's head as `HTTPRequestParser` reads it: the request line decoded, the framing and
 /// connection fields already interpreted, and the other header lines kept as received for the few
 /// endpoints that read them.
 ///
-/// Building it costs two strings (the target and the header block), not one per field: the hot
-/// endpoints (publish, subscribe) read no header at all.
+/// Building it allocates nothing for the hot endpoints (publish, subscribe): the target is a view
+/// of the received bytes and their header lines are not kept. Other targets keep theirs as one
+/// string (the header block), not one per field.
 public struct RequestHead: Sendable {
     /// The request method.
     public var method: HTTPMethod
-    /// The request target exactly as received (`/path?query`).
-    public var uri: String
+    /// The request target's bytes exactly as received (`/path?query`): a slice of the received
+    /// buffer, not a copy, so it keeps that buffer's storage while it lives (`detachTarget()`).
+    public var target: ByteBuffer
+    /// The request target as a string, built on each read (a connection's repeated long-poll or
+    /// publish reads `target`'s bytes instead).
+    public var uri: String { String(buffer: target) }
     /// The endpoint family the target belongs to, read once off it: what the metrics count the
     /// answer under, and whether the parser keeps the field lines (`fieldsUnread`).
     public var family: RequestFamily
@@ -87,6 +93,15 @@ public struct RequestHead: Sendable {
 
     /// Whether the target starts with `prefix` (compared as bytes).
     func targets(_ prefix: StaticString) -> Bool {
-        prefix.withUTF8Buffer { wanted in uri.utf8.starts(with: wanted) }
+        prefix.withUTF8Buffer { wanted in target.readableBytesView.starts(with: wanted) }
+    }
+
+    /// Gives the target storage of its own (one allocation), so that keeping the head, as a
+    /// request whose body is still arriving does, keeps no received buffer.
+    mutating func detachTarget() {
+        var own = ByteBuffer()
+        own.reserveCapacity(target.readableBytes)
+        own.writeImmutableBuffer(target)
+        target = own
     }
 }

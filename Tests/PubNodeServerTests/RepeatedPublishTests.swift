@@ -1,3 +1,4 @@
+import NIOCore
 import PubNodeCore
 @testable import PubNodeServer
 import XCTest
@@ -15,10 +16,10 @@ final class RepeatedPublishTests: XCTestCase {
     func testOnlyTheMessageMayChange() throws {
         let repeated = try kept(base)
         let next = { (message: String) in self.base.replacingOccurrences(of: "%22a%22", with: message) }
-        XCTAssertEqual(repeated.payload(repeatedBy: next("%7B%22b%22%3A%5B1%2C2%5D%7D")), Array(#"{"b":[1,2]}"#.utf8))
-        XCTAssertEqual(repeated.payload(repeatedBy: next("12")), Array("12".utf8))
-        XCTAssertEqual(repeated.payload(repeatedBy: next("")), [], "an empty message is the node's to refuse")
-        XCTAssertEqual(repeated.payload(repeatedBy: base), Array(#""a""#.utf8))
+        XCTAssertEqual(repeated.payload(repeatedBy: ByteBuffer(string: next("%7B%22b%22%3A%5B1%2C2%5D%7D"))), Array(#"{"b":[1,2]}"#.utf8))
+        XCTAssertEqual(repeated.payload(repeatedBy: ByteBuffer(string: next("12"))), Array("12".utf8))
+        XCTAssertEqual(repeated.payload(repeatedBy: ByteBuffer(string: next(""))), [], "an empty message is the node's to refuse")
+        XCTAssertEqual(repeated.payload(repeatedBy: ByteBuffer(string: base)), Array(#""a""#.utf8))
         for other in [
             base.replacingOccurrences(of: "/room/", with: "/hall/"),     // another channel
             base.replacingOccurrences(of: "/demo/demo/", with: "/demo/sub/"),
@@ -31,7 +32,7 @@ final class RepeatedPublishTests: XCTestCase {
             "/publish/demo/demo/0/room/0/1",                             // no query
             "",
         ] {
-            XCTAssertNil(repeated.payload(repeatedBy: other), other)
+            XCTAssertNil(repeated.payload(repeatedBy: ByteBuffer(string: other)), other)
         }
     }
 
@@ -39,17 +40,17 @@ final class RepeatedPublishTests: XCTestCase {
         let node = Node()
         let repeated = try kept(base)
         XCTAssertNil(repeated.prepared, "nothing is prepared for a connection that publishes once")
-        let first = try XCTUnwrap(repeated.repeated(by: base.replacingOccurrences(of: "%22a%22", with: "1"), node: node))
+        let first = try XCTUnwrap(repeated.repeated(by: ByteBuffer(string: base.replacingOccurrences(of: "%22a%22", with: "1")), node: node))
         XCTAssertEqual(first.payload, Array("1".utf8))
         XCTAssertEqual(first.prepared.request.channel, "room")
         XCTAssertEqual(first.prepared.request.meta, Array(#"{"k":1}"#.utf8))
         XCTAssertEqual(first.prepared.request.payload, [], "the kept message is not kept")
-        let second = try XCTUnwrap(repeated.repeated(by: base, node: node))
+        let second = try XCTUnwrap(repeated.repeated(by: ByteBuffer(string: base), node: node))
         XCTAssertTrue(first.prepared === second.prepared)
         // Names that do not validate are never prepared: every repeat goes the general way.
         let wildcard = try kept("/publish/demo/demo/0/room.*/0/1")
-        XCTAssertNil(wildcard.repeated(by: "/publish/demo/demo/0/room.*/0/2", node: node))
-        XCTAssertNil(wildcard.repeated(by: "/publish/demo/demo/0/room.*/0/3", node: node))
+        XCTAssertNil(wildcard.repeated(by: ByteBuffer(string: "/publish/demo/demo/0/room.*/0/2"), node: node))
+        XCTAssertNil(wildcard.repeated(by: ByteBuffer(string: "/publish/demo/demo/0/room.*/0/3"), node: node))
     }
 
     func testRepeatedPublishesDeliverEachMessageAndAreAnsweredAsFreshOnes() throws {

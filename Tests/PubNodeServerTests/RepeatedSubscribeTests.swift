@@ -20,11 +20,11 @@ final class RepeatedSubscribeTests: XCTestCase {
     func testOnlyTheCursorMayChange() throws {
         let repeated = try kept(base)
         let next = base.replacingOccurrences(of: "tt=100", with: "tt=17000000000000001")
-        XCTAssertEqual(repeated.cursor(repeatedBy: next), Timetoken(17_000_000_000_000_001))
+        XCTAssertEqual(repeated.cursor(repeatedBy: ByteBuffer(string: next)), Timetoken(17_000_000_000_000_001))
         XCTAssertEqual(repeated.prepared.request.channels, ["a", "b"])
         XCTAssertEqual(repeated.prepared.request.uuid, "u")
         XCTAssertEqual(repeated.prepared.request.filter, "x == 1")
-        XCTAssertEqual(repeated.cursor(repeatedBy: base), Timetoken(100))
+        XCTAssertEqual(repeated.cursor(repeatedBy: ByteBuffer(string: base)), Timetoken(100))
         for other in [
             base.replacingOccurrences(of: "a,b", with: "a,c"),             // another channel
             base.replacingOccurrences(of: "uuid=u", with: "uuid=v"),       // another uuid
@@ -41,7 +41,7 @@ final class RepeatedSubscribeTests: XCTestCase {
             "",
             "/publish/demo/demo/0/a/0/1?uuid=u&tt=100&tr=1",
         ] {
-            XCTAssertNil(repeated.cursor(repeatedBy: other), other)
+            XCTAssertNil(repeated.cursor(repeatedBy: ByteBuffer(string: other)), other)
         }
     }
 
