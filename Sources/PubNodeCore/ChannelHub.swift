@@ -116,7 +116,7 @@ public final class ChannelHub: Sendable {
             return ChannelState(name: name, capacity: limits.bufferSize, now: clock.nowNanoseconds())
         }
         if created {
-            let listed = state.wildcardPatterns.map { pattern in
+            let listed = NameRules.wildcardPatterns(matching: name).map { pattern in
                 fanIn(prefixes, pattern) { $0.members.insert(name) }
             }
             _ = state.listedUnder.storeIfNil(listed.isEmpty ? ListedPrefixes.none : ListedPrefixes(listed))

@@ -17,10 +17,8 @@ final class ChannelState: Sendable {
 
     let name: String
     let inner: Mutex<Inner>
-    /// The wildcard patterns that match the channel (`NameRules.wildcardPatterns`), computed once.
-    let wildcardPatterns: [String]
-    /// The fan-in states of `wildcardPatterns`, set once the channel is listed as a member of every
-    /// one (`ChannelHub.channelState`). A prefix is reclaimed only when it has no members, and a
+    /// The fan-in states of the channel's wildcard patterns (`NameRules.wildcardPatterns`), set
+    /// once the channel is listed as a member of every one (`ChannelHub.channelState`). A prefix is reclaimed only when it has no members, and a
     /// channel leaves its prefixes only after it is itself reclaimed, so these stay live as long
     /// as the channel does: a publish wakes their waiters through them, without building the
     /// patterns, looking them up or listing the channel again (a stale one is still checked for).
@@ -29,11 +27,10 @@ final class ChannelState: Sendable {
     init(name: String, capacity: Int, now: UInt64) {
         self.name = name
         self.inner = Mutex(Inner(ring: MessageRing(capacity: capacity), lastActivityNanoseconds: now))
-        self.wildcardPatterns = NameRules.wildcardPatterns(matching: name)
     }
 }
 
-/// The wildcard prefixes a channel is listed under, in the order of its `wildcardPatterns`.
+/// The wildcard prefixes a channel is listed under, in the order of its patterns.
 final class ListedPrefixes: Sendable {
     /// A channel matched by no wildcard pattern.
     static let none = ListedPrefixes([])

@@ -22,14 +22,15 @@ extension PubNodeHTTPHandler {
             act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
             return
         }
-        if head.isGET, !router.metricsListener, let kept = state.lastPublish,
+        let publishable = head.isGET && !router.metricsListener
+        if publishable, let kept = state.lastPublish,
            let (prepared, payload) = kept.repeated(by: head.target, node: router.node) {
             act(on: router.publish(prepared, payload: payload), context: context)
             return
         }
         // Past the repeats, the target is read as a string (built once here).
         let uri = head.uri
-        if head.isGET, !router.metricsListener, let (publish, message) = PublishTarget.read(uri) {
+        if publishable, let (publish, message) = PublishTarget.read(uri) {
             state.lastPublish = RepeatedPublish(target: uri, message: message, request: publish)
             act(on: router.publish(publish), context: context)
             return
