@@ -4,6 +4,8 @@ import NIOHTTP1
 extension HTTPRequestParser {
     /// Reads a head once its blank line has arrived; sets up the body's framing.
     mutating func readHead(scanned: Int) throws(Failure) -> Part? {
+        // A head met for the first time may be the kept one with another target.
+        if scanned == 0, let part = readKeptHead() { return part }
         // A few empty lines before a request line are ignored (RFC 9112 section 2.2).
         while let bytes = buffer, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self), first == .cr {
             guard let ended = try lineEnd(), ended else { return nil }
@@ -22,6 +24,7 @@ extension HTTPRequestParser {
             Self.parseHead(UnsafeRawBufferPointer(rebasing: raw[..<end]), of: bytes)
         }
         let head = try parsed.get()
+        keepHead(head, end: end, of: bytes)
         consume(end)
         leadingBlankLines = 0
         lastRequest = !head.keepAlive

@@ -84,6 +84,8 @@ public struct HTTPRequestParser: Sendable {
     var state = State.head(scanned: 0)
     /// Received bytes not parsed yet; nil when there are none (so a finished read buffer is freed).
     var buffer: ByteBuffer?
+    /// The last head read in full that may serve as the next one's template (`KeptHead`).
+    var kept: KeptHead?
 
     /// A parser refusing heads over `maxHeadBytes`.
     public init(maxHeadBytes: Int) {

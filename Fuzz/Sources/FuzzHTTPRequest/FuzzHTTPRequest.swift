@@ -6,7 +6,9 @@ import PubNodeServer
 
 /// The HTTP/1.1 request parser: never traps; reads the same requests (heads, bodies, ends, and the
 /// same refusal) whether the bytes arrive at once, split at one point, or a few bytes at a time
-/// (the first input byte picks the split and the head limit); an accepted head that keeps its
+/// (the first input byte picks the split and the head limit: a head that repeats the last one with
+/// another target is read off the kept head when it arrives whole, and parsed in full when it
+/// arrives a few bytes at a time, so the two ways of reading it are held to one result); an accepted head that keeps its
 /// field lines, written out again from what was read, reads back the same; and where NIO's llhttp decoder also reads the bytes
 /// without error, the requests both read agree (method, target, body): two parsers that disagree
 /// about where a request ends are what request smuggling needs.

@@ -1,0 +1,102 @@
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension HTTPRequestParser {
+    /// A head the parser read in full, kept so that the connection's next head, when it is the same
+    /// bytes with another target, is read by comparing bytes instead of parsing them again.
+    ///
+    /// A client's requests on one connection usually differ only in their target: a publisher's in
+    /// its message segment, a subscriber's in its `tt` cursor, while the method, version and every
+    /// header line come back byte for byte. When the bytes before the target and the bytes from its
+    /// end through the head's empty line are the kept ones, the new head is the kept head with the
+    /// new target: the same method, version and fields, so the same framing and the same answer to
+    /// every check the full parse makes of them. The target itself is checked as the request line's
+    /// parse checks it (visible ASCII, not empty), the head must fit in `maxHeadBytes`, and its
+    /// endpoint family must keep its field lines exactly when the kept one's did; anything else
+    /// (including a head not all received yet) is parsed in full, so a match gives what the full
+    /// parse would.
+    ///
+    /// Only a head that frames no body, keeps the connection open and has no empty lines before it
+    /// is kept; its target is not (the template holds no received bytes).
+    struct KeptHead: Sendable {
+        /// The head as read, its target emptied.
+        var template: RequestHead
+        /// The head's bytes without its target: the method and space, then the rest of the head
+        /// from the space after the target through the closing CRLF CRLF.
+        var bytes: [UInt8]
+        /// Where the target began, which is where the bytes after it begin in `bytes`.
+        var targetStart: Int
+    }
+
+    /// Most bytes of a head kept for comparison.
+    static let maxKeptHeadBytes = 2048
+
+    /// Keeps `head`, read from the first `end` readable bytes of `buffer`, when it may serve as
+    /// the next head's template.
+    mutating func keepHead(_ head: RequestHead, end: Int, of buffer: ByteBuffer) {
+        guard leadingBlankLines == 0, head.keepAlive, !head.chunked, (head.contentLength ?? 0) == 0,
+              end <= Self.maxKeptHeadBytes else {
+            kept = nil
+            return
+        }
+        var template = head
+        template.target = ByteBuffer()
+        // The request line is `METHOD SP target SP version`: the target starts after the first space.
+        let kept = buffer.withUnsafeReadableBytes { raw -> KeptHead in
+            let targetStart = raw.firstIndex(of: .space)! + 1
+            let targetEnd = targetStart + head.target.readableBytes
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(end - head.target.readableBytes)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<targetStart]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[targetEnd..<end]))
+            return KeptHead(template: template, bytes: bytes, targetStart: targetStart)
+        }
+        self.kept = kept
+    }
+
+    /// Reads the buffered head as the kept head with another target, when there is a kept head
+    /// and the buffered one is it; nil (with nothing consumed) when it is not, or not yet all
+    /// received.
+    mutating func readKeptHead() -> Part? {
+        guard let bytes = buffer, kept != nil else { return nil }
+        let (limit, targetStart) = (maxHeadBytes, kept!.targetStart)
+        let matched: (targetEnd: Int, end: Int)? = bytes.withUnsafeReadableBytes { raw in
+            kept!.bytes.withUnsafeBytes { keptBytes in
+                Self.match(raw, kept: keptBytes, targetStart: targetStart, limit: limit)
+            }
+        }
+        guard let (targetEnd, end) = matched else { return nil }
+        let target = bytes.getSlice(at: bytes.readerIndex + targetStart, length: targetEnd - targetStart)!
+        var head = kept!.template
+        head.family = target.withUnsafeReadableBytes { RequestFamily(target: $0) }
+        // The field lines are kept for some families only: the template's serve only a head that
+        // treats them alike.
+        guard head.fieldsUnread == kept!.template.fieldsUnread else { return nil }
+        head.target = target
+        consume(end)
+        leadingBlankLines = 0
+        lastRequest = false
+        state = .ending
+        return .head(head)
+    }
+
+    /// Where the target and the head end in `raw` when `raw` begins with a head that is `kept`
+    /// with a non-empty target of visible ASCII at `targetStart`, all within `limit` bytes.
+    static func match(_ raw: UnsafeRawBufferPointer, kept: UnsafeRawBufferPointer, targetStart: Int,
+                      limit: Int) -> (targetEnd: Int, end: Int)? {
+        let restCount = kept.count - targetStart
+        guard raw.count > kept.count, let base = raw.baseAddress, let keptBase = kept.baseAddress,
+              memcmp(base, keptBase, targetStart) == 0 else { return nil }
+        var targetEnd = targetStart
+        while targetEnd < raw.count, raw[targetEnd] > 0x20, raw[targetEnd] < 0x7F { targetEnd += 1 }
+        let end = targetEnd + restCount
+        guard targetEnd > targetStart, end <= raw.count, end <= limit,
+              memcmp(base + targetEnd, keptBase + targetStart, restCount) == 0 else { return nil }
+        return (targetEnd, end)
+    }
+}
