@@ -17,12 +17,15 @@ extension HTTPRequestParser {
     /// new target: the same method, version and fields, so the same framing and the same answer to
     /// every check the full parse makes of them. The target itself is checked as the request line's
     /// parse checks it (visible ASCII, not empty), the head must fit in `maxHeadBytes`, and its
-    /// endpoint family must keep its field lines exactly when the kept one's did; anything else
-    /// (including a head not all received yet) is parsed in full, so a match gives what the full
-    /// parse would.
+    /// endpoint family must keep its field lines exactly when the kept one's did; anything else is
+    /// parsed in full, so a match gives what the full parse would. The comparison is made when a
+    /// head's first bytes are read (again only while no more than two have arrived): a head not
+    /// all there by then is parsed in full as the rest arrives.
     ///
-    /// Only a head that frames no body, keeps the connection open and has no empty lines before it
-    /// is kept; its target is not (the template holds no received bytes).
+    /// Only a head of at most `maxKeptHeadBytes` that frames no body, keeps the connection open
+    /// and has no empty lines before it is kept; its target is not (the template holds no received
+    /// bytes). A connection's kept head is replaced by the next head parsed in full, and lives as
+    /// long as the connection.
     struct KeptHead: Sendable {
         /// The head as read, its target emptied.
         var template: RequestHead
@@ -92,8 +95,10 @@ extension HTTPRequestParser {
         let restCount = kept.count - targetStart
         guard raw.count > kept.count, let base = raw.baseAddress, let keptBase = kept.baseAddress,
               memcmp(base, keptBase, targetStart) == 0 else { return nil }
+        // The target is scanned no further than a head within `limit` could reach.
+        let scanEnd = min(raw.count, limit - restCount)
         var targetEnd = targetStart
-        while targetEnd < raw.count, raw[targetEnd] > 0x20, raw[targetEnd] < 0x7F { targetEnd += 1 }
+        while targetEnd < scanEnd, raw[targetEnd] > 0x20, raw[targetEnd] < 0x7F { targetEnd += 1 }
         let end = targetEnd + restCount
         guard targetEnd > targetStart, end <= raw.count, end <= limit,
               memcmp(base + targetEnd, keptBase + targetStart, restCount) == 0 else { return nil }

@@ -18,8 +18,9 @@ import NIOHTTP1
 /// one read: nothing after it is parsed, as RFC 9112 section 9.6 requires. Up to
 /// `maxLeadingBlankLines` empty lines before a request line are ignored (section 2.2).
 ///
-/// Invariants: work per received byte is bounded (a head's end is searched once over each byte,
-/// never again from its start); at most `maxHeadBytes` of a head (or of a chunked body's trailer)
+/// Invariants: work per received byte is bounded (a head is compared with the kept one when its
+/// first bytes are read, and its end is then searched once over each byte, never again from its
+/// start); at most `maxHeadBytes` of a head (or of a chunked body's trailer)
 /// are buffered before it is refused; after a failure it yields nothing more.
 public struct HTTPRequestParser: Sendable {
     /// A piece of a request, in order: one head, the body's bytes in any number of slices, one end.

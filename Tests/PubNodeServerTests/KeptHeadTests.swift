@@ -15,11 +15,13 @@ final class KeptHeadTests: XCTestCase {
         var fieldCount: Int
         var contentLength: Int?
         var chunked: Bool
+        var contentEncoding: RequestHead.ContentEncoding
         var fieldBlock: String
 
         init(_ head: RequestHead) {
             (method, uri, family, minor, keepAlive) = (head.method.rawValue, head.uri, head.family, head.minorVersion, head.keepAlive)
-            (fieldCount, contentLength, chunked, fieldBlock) = (head.fieldCount, head.contentLength, head.chunked, head.fieldBlock)
+            (fieldCount, contentLength, chunked) = (head.fieldCount, head.contentLength, head.chunked)
+            (contentEncoding, fieldBlock) = (head.contentEncoding, head.fieldBlock)
         }
     }
 
@@ -27,21 +29,26 @@ final class KeptHeadTests: XCTestCase {
     /// `fields` as a head keeps them: without the closing empty line.
     var fieldLines: String { String(decoding: Array(fields.utf8).dropLast(2), as: UTF8.self) }
 
-    /// Reads `first`, then whether `second`, arriving whole, is read off the kept head, and the head
-    /// (or refusal) read for it.
+    /// A field count no parsed head has: set in the kept template, it marks a head read off it.
+    static let marker = -1
+
+    /// Reads `first`, then whether `second`, arriving whole, is read off the kept head (marked
+    /// through the template), and the head (or refusal) read for it.
     func readSecond(after first: String, _ second: String, maxHeadBytes: Int = 64 * 1024)
         -> (kept: Bool, head: Summary?, failure: HTTPRequestParser.Failure?) {
         var parser = HTTPRequestParser(maxHeadBytes: maxHeadBytes)
         parser.append(ByteBuffer(string: first))
         while case .some = try? parser.next() {}
+        let fieldCount = parser.kept?.template.fieldCount
+        parser.kept?.template.fieldCount = Self.marker
         parser.append(ByteBuffer(string: second))
-        var probe = parser
-        let kept = probe.readKeptHead() != nil
         do {
-            guard case .head(let head) = try parser.next() else { return (kept, nil, nil) }
+            guard case .head(var head) = try parser.next() else { return (false, nil, nil) }
+            let kept = head.fieldCount == Self.marker
+            if kept { head.fieldCount = fieldCount! }
             return (kept, Summary(head), nil)
         } catch {
-            return (kept, nil, error)
+            return (false, nil, error)
         }
     }
 
@@ -71,6 +78,52 @@ final class KeptHeadTests: XCTestCase {
         let again = "GET /v2/subscribe/demo/c/0?tt=17000000000000000&tr=1&uuid=u HTTP/1.1\r\n" + fields
         XCTAssertEqual(readSecond(after: poll, again).kept, true)
         XCTAssertEqual(readSecond(after: poll, again).head, readAlone(again).head)
+    }
+
+    func testTheFamilyIsReadOffTheNewTarget() {
+        let publish = "GET /publish/demo/demo/0/c/0/1 HTTP/1.1\r\n" + fields
+        for (second, family) in [("GET /signal/demo/demo/0/c/0/1 HTTP/1.1\r\n" + fields, RequestFamily.signal),
+                                 ("GET /v2/subscribe/demo/c/0?tt=0 HTTP/1.1\r\n" + fields, .subscribe)] {
+            let read = readSecond(after: publish, second)
+            XCTAssertTrue(read.kept, second)
+            XCTAssertEqual(read.head?.family, family)
+            XCTAssertEqual(read.head, readAlone(second).head)
+        }
+    }
+
+    func testPipelinedRepeatsAreReadInOrderWithTheirEnds() throws {
+        let heads = (1...3).map { "GET /publish/demo/demo/0/c/0/\($0) HTTP/1.1\r\n" + fields }
+        var parser = HTTPRequestParser(maxHeadBytes: 64 * 1024)
+        parser.append(ByteBuffer(string: heads[0]))
+        while case .some = try parser.next() {}
+        parser.kept?.template.fieldCount = Self.marker
+        parser.append(ByteBuffer(string: heads[1] + heads[2] + "GET /time/0 HTTP/1.1\r\n\r\n"))
+        var read: [String] = []
+        while let part = try parser.next() {
+            switch part {
+            case .head(let head): read.append("\(head.uri) \(head.fieldCount == Self.marker ? "kept" : "parsed")")
+            case .body: read.append("body")
+            case .end: read.append("end")
+            }
+        }
+        XCTAssertEqual(read, ["/publish/demo/demo/0/c/0/2 kept", "end", "/publish/demo/demo/0/c/0/3 kept", "end",
+                              "/time/0 parsed", "end"])
+    }
+
+    func testTheHeadLimitIsTheFullParsesToTheByte() {
+        let first = "GET /publish/demo/demo/0/c/0/1 HTTP/1.1\r\n" + fields
+        let limit = 200
+        let padding = limit - first.utf8.count
+        let fits = "GET /publish/demo/demo/0/c/0/1\(String(repeating: "2", count: padding)) HTTP/1.1\r\n" + fields
+        XCTAssertEqual(fits.utf8.count, limit)
+        let read = readSecond(after: first, fits, maxHeadBytes: limit)
+        XCTAssertTrue(read.kept)
+        XCTAssertEqual(read.head, readAlone(fits, maxHeadBytes: limit).head)
+        let over = "GET /publish/demo/demo/0/c/0/1\(String(repeating: "2", count: padding + 1)) HTTP/1.1\r\n" + fields
+        let refused = readSecond(after: first, over, maxHeadBytes: limit)
+        XCTAssertFalse(refused.kept)
+        XCTAssertEqual(refused.failure?.status, .requestHeaderFieldsTooLarge)
+        XCTAssertEqual(refused.failure, readAlone(over, maxHeadBytes: limit).failure)
     }
 
     func testAnotherFamilyWithFieldLinesIsReadOnlyWhenItKeepsThemAlike() {

@@ -56,7 +56,8 @@ struct Outcome: Equatable {
 
 func summary(_ head: RequestHead) -> String {
     "\(head.method.rawValue) \(head.uri) 1.\(head.minorVersion) keep=\(head.keepAlive) fields=\(head.fieldCount) "
-        + "length=\(String(describing: head.contentLength)) chunked=\(head.chunked) \(head.contentEncoding)"
+        + "length=\(String(describing: head.contentLength)) chunked=\(head.chunked) \(head.contentEncoding) "
+        + "family=\(head.family) block=\(head.fieldBlock.utf8.count)"
 }
 
 func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
