@@ -18,10 +18,11 @@ final class ChannelState: Sendable {
     let name: String
     let inner: Mutex<Inner>
     /// The fan-in states of the channel's wildcard patterns (`NameRules.wildcardPatterns`), set
-    /// once the channel is listed as a member of every one (`ChannelHub.channelState`). A prefix is reclaimed only when it has no members, and a
-    /// channel leaves its prefixes only after it is itself reclaimed, so these stay live as long
-    /// as the channel does: a publish wakes their waiters through them, without building the
-    /// patterns, looking them up or listing the channel again (a stale one is still checked for).
+    /// once the channel is listed as a member of every one (`ChannelHub.channelState`). A prefix
+    /// is reclaimed only when it has no members, and a channel leaves its prefixes only after it
+    /// is itself reclaimed, so these stay live as long as the channel does: a publish wakes their
+    /// waiters through them, without building the patterns, looking them up or listing the
+    /// channel again (a stale one is still checked for).
     let listedUnder = AtomicLazyReference<ListedPrefixes>()
 
     init(name: String, capacity: Int, now: UInt64) {
