@@ -25,7 +25,7 @@ FANOUT=${FANOUT:-2000}
 MESSAGES=${MESSAGES:-20}
 ADMIN="bench-admin-token-0123456789"
 [[ "${1:-}" == "--no-build" ]] || for product in pubnode pubnode-load; do
-    swift build -c release --product "$product" --scratch-path "$SCRATCH" >&2
+    release_build "$product"
 done
 A_NAME=${A_NAME:-A} B_NAME=${B_NAME:-B}
 A_BIN=${A_BIN:-$SCRATCH/release/pubnode} B_BIN=${B_BIN:-$SCRATCH/release/pubnode}

@@ -23,7 +23,7 @@ BUILD=1
 
 log() { echo "bench-access: $*" >&2; }
 if [[ $BUILD == 1 ]]; then
-    for product in pubnode pubnode-load; do swift build -c release --product "$product" --scratch-path "$SCRATCH" >&2; done
+    for product in pubnode pubnode-load; do release_build "$product"; done
 fi
 BIN=$SCRATCH/release/pubnode
 LOAD=$SCRATCH/release/pubnode-load

@@ -55,8 +55,8 @@ cd "$ROOT"
 command -v redis-server >/dev/null || { echo "redis-server is not installed (Scripts/setup.sh)" >&2; exit 1; }
 if [[ $BUILD == 1 ]]; then
     log "building pubnode and pubnode-load (release) in $SCRATCH"
-    swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
-    swift build -c release --product pubnode-load --scratch-path "$SCRATCH" >&2
+    release_build pubnode
+    release_build pubnode-load
 fi
 BIN=$SCRATCH/release
 for binary in pubnode pubnode-load; do

@@ -25,7 +25,8 @@
 #   channels, used round-robin],
 #   BY_MESSAGE [unset: set to print each message's p50/p99/max latency in fanout],
 #   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
-#   measured window].
+#   measured window], PERF_EVENT [unset: sample cycles at 2 kHz; or an event to record every
+#   occurrence of, such as probe_libswiftCore:swift_retain].
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +37,7 @@ SCRATCH=${SCRATCH:-$ROOT/.build}
 SUBS=${SUBS:-1000} MESSAGES=${MESSAGES:-20} INTERVAL_MS=${INTERVAL_MS:-200}
 CONNECTIONS=${CONNECTIONS:-64} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} CHANNELS=${CHANNELS:-1}
 [[ "${2:-}" == "--no-build" ]] || for product in pubnode pubnode-load; do
-    swift build -c release --product "$product" --scratch-path "$SCRATCH" >&2
+    release_build "$product"
 done
 BIN=${PUBNODE_BIN:-$SCRATCH/release/pubnode}
 LOAD=$SCRATCH/release/pubnode-load
@@ -97,7 +98,14 @@ counted() {  # counted METRIC: the node's metric for PubNode; for the others, wh
     if [[ "$SERVER" != pubnode ]]; then echo 0; else metric "$1"; fi
 }
 PERF_PID=""
-profile() { [[ -z "${PERF_DATA:-}" ]] || { perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!; }; }
+profile() {
+    [[ -z "${PERF_DATA:-}" ]] && return
+    if [[ -n "${PERF_EVENT:-}" ]]; then  # every event of one kind (a uprobe on swift_retain, say), with its callers
+        perf record -q -e "$PERF_EVENT" -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!
+    else
+        perf record -q -F 2000 -g -o "$PERF_DATA" -p "$NODE_PID" 2>/dev/null & PERF_PID=$!
+    fi
+}
 unprofile() { [[ -z "$PERF_PID" ]] || { kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true; }; }
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13, $12 }' "/proc/$NODE_PID/stat"; }   # total, then user
 

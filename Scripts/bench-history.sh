@@ -24,8 +24,8 @@ BUILD=1
 
 log() { echo "bench-history: $*" >&2; }
 if [[ $BUILD == 1 ]]; then
-    swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
-    swift build -c release --product pubnode-load --scratch-path "$SCRATCH" >&2
+    release_build pubnode
+    release_build pubnode-load
 fi
 BIN=$SCRATCH/release/pubnode
 LOAD=$SCRATCH/release/pubnode-load

@@ -27,7 +27,7 @@ log() { echo "bench-hooks: $*" >&2; }
 command -v nginx >/dev/null || { log "nginx is needed as the webhook receiver (apt-get install nginx)"; exit 1; }
 if [[ $BUILD == 1 ]]; then
     for product in pubnode pubnode-load pubnode-hooks-example; do
-        swift build -c release --product "$product" --scratch-path "$SCRATCH" >&2
+        release_build "$product"
     done
 fi
 BIN=$SCRATCH/release/pubnode

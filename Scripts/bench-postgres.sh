@@ -49,8 +49,8 @@ trap cleanup EXIT
 
 if [[ $BUILD == 1 ]]; then
     log "building pubnode and pubnode-load (release) in $SCRATCH"
-    swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
-    swift build -c release --product pubnode-load --scratch-path "$SCRATCH" >&2
+    release_build pubnode
+    release_build pubnode-load
 fi
 BIN=$SCRATCH/release
 

@@ -53,6 +53,12 @@ if [[ $RUN_PUBNODE == 1 ]]; then
         */release/*) build_kind="release build" ;;
         *) build_kind="build type unknown" ;;
     esac
+    # As deployed (`--static-swift-stdlib`), or not: it shows in the figures (fifteenth series).
+    if ldd "$PUBNODE_BIN" 2>/dev/null | grep -q libswiftCore; then
+        build_kind+=", Swift runtime linked dynamically"
+    else
+        build_kind+=", Swift runtime linked in"
+    fi
     echo "- PubNode: \`${PUBNODE_BIN#"$ROOT"/}\` ($build_kind), history ${PUBNODE_HISTORY/false/off}${PUBNODE_ARGS:+, $PUBNODE_ARGS}"
 fi
 if [[ $NCHAN == 1 ]]; then echo "- Nchan: $nchan_version on $nginx_version, worker_processes $NCHAN_WORKERS, \`Deploy/nchan/nginx.conf\`"; fi

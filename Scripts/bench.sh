@@ -212,13 +212,13 @@ cd "$ROOT"
 if [[ $RUN_PUBNODE == 1 && -z "$PUBNODE_BIN" ]]; then
     if [[ $BUILD == 1 ]]; then
         log "building pubnode (release) in $SCRATCH"
-        swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
+        release_build pubnode
     fi
     PUBNODE_BIN=$SCRATCH/release/pubnode
 fi
 if [[ $BUILD == 1 ]]; then
     log "building pubnode-load (release) in $SCRATCH"
-    swift build -c release --product pubnode-load --scratch-path "$SCRATCH" >&2
+    release_build pubnode-load
 fi
 LOAD=$SCRATCH/release/pubnode-load
 [[ -x "$LOAD" ]] || { echo "missing $LOAD (build it or drop --no-build)" >&2; exit 1; }

@@ -17,7 +17,7 @@ DURATION=${DURATION:-3600}
 RATE=${RATE:-200}
 CHANNELS=${CHANNELS:-20}
 SUBSCRIBERS=${SUBSCRIBERS:-40}
-[[ "${1:-}" == "--no-build" ]] || swift build -c release --product pubnode --scratch-path "$SCRATCH" >&2
+[[ "${1:-}" == "--no-build" ]] || release_build pubnode
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pubnode-soak.XXXXXX")
 PID=""
 cleanup() {
