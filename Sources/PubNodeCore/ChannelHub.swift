@@ -119,7 +119,10 @@ public final class ChannelHub: Sendable {
             let listed = NameRules.wildcardPatterns(matching: name).map { pattern in
                 fanIn(prefixes, pattern) { $0.members.insert(name) }
             }
-            _ = state.listedUnder.storeIfNil(listed.isEmpty ? ListedPrefixes.none : ListedPrefixes(listed))
+            let listedUnder = listed.isEmpty ? ListedPrefixes.none : ListedPrefixes(listed)
+            state.inner.withLock { inner in
+                if inner.listedUnder == nil { inner.listedUnder = listedUnder }
+            }
         }
         return state
     }
@@ -161,9 +164,10 @@ public final class ChannelHub: Sendable {
                         _ body: (inout ChannelState.Inner) -> R) -> R {
         while true {
             let state = channelState(name)
-            listed = state.listedUnder.load()
             let result: R? = state.inner.withLock { inner in
-                inner.reclaimed ? nil : body(&inner)
+                guard !inner.reclaimed else { return nil }
+                listed = inner.listedUnder
+                return body(&inner)
             }
             if let result { return result }
         }

@@ -13,17 +13,19 @@ final class ChannelState: Sendable {
         var published = 0
         /// Set by the sweeper when the channel leaves the map; holders of a stale reference retry.
         var reclaimed = false
+        /// The fan-in states of the channel's wildcard patterns (`NameRules.wildcardPatterns`),
+        /// set once the channel is listed as a member of every one (`ChannelHub.channelState`); nil
+        /// until then. A prefix is reclaimed only when it has no members, and a channel leaves its
+        /// prefixes only after it is itself reclaimed, so these stay live as long as the channel
+        /// does: a publish wakes their waiters through them, without building the patterns,
+        /// looking them up or listing the channel again (a stale one is still checked for). Kept
+        /// under the channel's lock, which a publish takes anyway, rather than in an atomic
+        /// reference of its own.
+        var listedUnder: ListedPrefixes?
     }
 
     let name: String
     let inner: Mutex<Inner>
-    /// The fan-in states of the channel's wildcard patterns (`NameRules.wildcardPatterns`), set
-    /// once the channel is listed as a member of every one (`ChannelHub.channelState`). A prefix
-    /// is reclaimed only when it has no members, and a channel leaves its prefixes only after it
-    /// is itself reclaimed, so these stay live as long as the channel does: a publish wakes their
-    /// waiters through them, without building the patterns, looking them up or listing the
-    /// channel again (a stale one is still checked for).
-    let listedUnder = AtomicLazyReference<ListedPrefixes>()
 
     init(name: String, capacity: Int, now: UInt64) {
         self.name = name

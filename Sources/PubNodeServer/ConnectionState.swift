@@ -69,8 +69,7 @@ struct ConnectionState {
     /// Takes the current head out (`answering` stays until the answer): once the request is
     /// complete nothing reads it again, and a parked poll then keeps no received bytes.
     mutating func takeHead() -> RequestHead? {
-        defer { head = nil }
-        return head
+        head.take()  // moved out: no copy of its buffers and strings
     }
 
     /// The current request has been answered.

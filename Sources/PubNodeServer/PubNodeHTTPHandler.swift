@@ -92,23 +92,24 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Takes one parsed part: handled now, or queued behind an outstanding answer.
-    private func receive(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
+    private func receive(_ part: consuming HTTPRequestParser.Part, context: ChannelHandlerContext) {
         if case .end = part { clocks.arrivingSince = nil }
         // Handled now unless an answer is outstanding or earlier parts wait.
         guard !state.isAwaitingAnswer, state.queued.isEmpty else {
-            state.queued.append(part)
+            state.queued.append(consume part)
             if state.queued.count > Self.maxQueuedParts {
                 state.closing = true
                 context.close(promise: nil)
             }
             return
         }
-        handle(part, context: context)
+        handle(consume part, context: context)
     }
 
-    private func handle(_ part: HTTPRequestParser.Part, context: ChannelHandlerContext) {
-        // Switched on the part alone: a tuple with the phase would copy both.
-        switch part {
+    private func handle(_ part: consuming HTTPRequestParser.Part, context: ChannelHandlerContext) {
+        // Switched on the part alone (a tuple with the phase would copy both), and consumed: the
+        // head moves out of it rather than being copied.
+        switch consume part {
         case .head(var head):
             let (fieldCount, contentLength) = (head.fieldCount, head.contentLength)
             // A head kept while its body arrives keeps no received buffer (one that ends here is

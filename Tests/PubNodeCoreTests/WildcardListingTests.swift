@@ -11,14 +11,14 @@ final class WildcardListingTests: XCTestCase {
     func testANewChannelKeepsThePrefixStatesItIsListedUnder() throws {
         hub.publish(Fixture.draft("news.eu.sport"))
         let channel = try XCTUnwrap(hub.channels.get("news.eu.sport"))
-        let listed = try XCTUnwrap(channel.listedUnder.load()).states
+        let listed = try XCTUnwrap(channel.inner.withLock { $0.listedUnder }).states
         XCTAssertEqual(listed.map(\.name), ["news.*", "news.eu.*"])
         for state in listed {
             XCTAssertTrue(state === hub.prefixes.get(state.name), "\(state.name) is not the live prefix")
             XCTAssertEqual(state.members(), ["news.eu.sport"])
         }
         hub.publish(Fixture.draft("plain"))
-        XCTAssertEqual(hub.channels.get("plain")?.listedUnder.load()?.states.count, 0)
+        XCTAssertEqual(hub.channels.get("plain")?.inner.withLock { $0.listedUnder }?.states.count, 0)
     }
 
     func testPublishesWakeWildcardWaitersThroughTheListedPrefixes() {
