@@ -6,7 +6,10 @@
 # linker's tables: about 1.3 % of a publish's profile (Docs/performance.md, fifteenth series).
 # Every script builds the same way, so one scratch folder is never rebuilt from scratch by
 # switching between them.
-release_build() { swift build -c release --static-swift-stdlib --product "$1" --scratch-path "$SCRATCH" >&2; }
+# (Run from anywhere: each script sets ROOT to the package.)
+release_build() {
+    swift build --package-path "$ROOT" -c release --static-swift-stdlib --product "$1" --scratch-path "$SCRATCH" >&2
+}
 
 # A free loopback TCP port.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

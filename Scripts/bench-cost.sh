@@ -25,8 +25,10 @@
 #   channels, used round-robin],
 #   BY_MESSAGE [unset: set to print each message's p50/p99/max latency in fanout],
 #   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
-#   measured window], PERF_EVENT [unset: sample cycles at 2 kHz; or an event to record every
-#   occurrence of, such as probe_libswiftCore:swift_retain].
+#   measured window], PERF_EVENT [unset: with PERF_DATA, cycles sampled at 2 kHz; or a probe or
+#   tracepoint to record every occurrence of. The release build links the Swift runtime in, so a
+#   probe on a runtime function is set on the binary: `perf probe -x BIN swift_retain` gives
+#   probe_pubnode:swift_retain].
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -54,7 +54,10 @@ if [[ $RUN_PUBNODE == 1 ]]; then
         *) build_kind="build type unknown" ;;
     esac
     # As deployed (`--static-swift-stdlib`), or not: it shows in the figures (fifteenth series).
-    if ldd "$PUBNODE_BIN" 2>/dev/null | grep -q libswiftCore; then
+    libraries=$(ldd "$PUBNODE_BIN" 2>/dev/null || true)
+    if [[ -z "$libraries" ]]; then
+        build_kind+=", linkage unknown"
+    elif [[ "$libraries" == *libswiftCore* ]]; then
         build_kind+=", Swift runtime linked dynamically"
     else
         build_kind+=", Swift runtime linked in"
