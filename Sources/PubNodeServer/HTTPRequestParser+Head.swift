@@ -25,6 +25,12 @@ extension HTTPRequestParser {
         }
         let head = try parsed.get()
         keepHead(head, end: end, of: bytes)
+        return finishHead(head, end: end)
+    }
+
+    /// Takes `head`, the first `end` buffered bytes, off the buffer and sets up its body's framing:
+    /// a head read in full and one read off the kept head go on the same way.
+    mutating func finishHead(_ head: consuming RequestHead, end: Int) -> Part {
         consume(end)
         leadingBlankLines = 0
         lastRequest = !head.keepAlive

@@ -81,11 +81,7 @@ extension HTTPRequestParser {
         // treats them alike.
         guard head.fieldsUnread == kept!.template.fieldsUnread else { return nil }
         head.target = target
-        consume(end)
-        leadingBlankLines = 0
-        lastRequest = false
-        state = .ending
-        return .head(head)
+        return finishHead(head, end: end)
     }
 
     /// Where the target and the head end in `raw` when `raw` begins with a head that is `kept`
