@@ -131,23 +131,29 @@ public final class ChannelHub: Sendable {
     @discardableResult
     func withFanIn<R>(_ map: ShardedMap<String, FanInState>, _ name: String,
                       _ body: (inout FanInState.Inner) -> R) -> R {
-        var result: R?
-        fanIn(map, name) { result = body(&$0) }
-        return result!
+        liveFanIn(map, name, body).result
     }
 
     /// Runs `body` on the live fan-in state `name` of `map` (created when absent) and returns that state.
     @discardableResult
     func fanIn(_ map: ShardedMap<String, FanInState>, _ name: String,
                _ body: (inout FanInState.Inner) -> Void) -> FanInState {
+        liveFanIn(map, name, body).state
+    }
+
+    /// Runs `body` once on the live fan-in state `name` of `map`: a state reclaimed between the
+    /// lookup and the lock is looked up (created) again.
+    private func liveFanIn<R>(_ map: ShardedMap<String, FanInState>, _ name: String,
+                              _ body: (inout FanInState.Inner) -> R) -> (state: FanInState, result: R) {
         while true {
             let state = map.getOrCreate(name) { FanInState(name: name) }
-            let ran = state.inner.withLock { inner -> Bool in
-                guard !inner.reclaimed else { return false }
-                body(&inner)
-                return true
+            // nil: the state was reclaimed (`body` did not run); an R that is itself optional is
+            // wrapped once more, so its nil is not taken for that.
+            let result: R? = state.inner.withLock { inner in
+                guard !inner.reclaimed else { return nil }
+                return body(&inner)
             }
-            if ran { return state }
+            if let result { return (state, result) }
         }
     }
 

@@ -75,13 +75,11 @@ extension HTTPRequestParser {
         }
         guard let (targetEnd, end) = matched else { return nil }
         let target = bytes.getSlice(at: bytes.readerIndex + targetStart, length: targetEnd - targetStart)!
-        var head = kept!.template
-        head.family = target.withUnsafeReadableBytes { RequestFamily(target: $0) }
+        let family = target.withUnsafeReadableBytes { RequestFamily(target: $0) }
         // The field lines are kept for some families only: the template's serve only a head that
         // treats them alike.
-        guard head.fieldsUnread == kept!.template.fieldsUnread else { return nil }
-        head.target = target
-        return finishHead(head, end: end)
+        guard family.fieldsUnread == kept!.template.family.fieldsUnread else { return nil }
+        return finishHead(RequestHead(repeating: kept!.template, target: target, family: family), end: end)
     }
 
     /// Where the target and the head end in `raw` when `raw` begins with a head that is `kept`

@@ -115,7 +115,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             // A head kept while its body arrives keeps no received buffer (one that ends here is
             // taken back at its end, below, and dropped once dispatched).
             if head.chunked || (contentLength ?? 0) > 0 { head.detachTarget() }
-            state.begin(head)
+            state.begin(consume head)
             state.phase = .receiving(body: nil)
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if fieldCount > limits.maxHeaderCount {

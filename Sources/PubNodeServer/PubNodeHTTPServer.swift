@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8090
     /// Event-loop threads (defaults to the number of cores).
     public var eventLoopThreads: Int = System.coreCount
+    /// How the kernel schedules the event-loop threads (`LoopScheduling`; Linux only).
+    public var loopScheduling: LoopScheduling = .automatic
     /// Region number reported in timetoken objects.
     public var region: Int = 1
     /// Most open connections per client IP address (0 = unlimited); a connection over it has its
@@ -51,7 +53,8 @@ public final class PubNodeHTTPServer: Sendable {
     /// The domain node it serves.
     public let node: Node
     private let logger: Logger
-    private let group: MultiThreadedEventLoopGroup
+    /// The event loops serving connections (read by tests for their threads' scheduling).
+    let group: MultiThreadedEventLoopGroup
     /// Dropped after draining and before the loops stop: its deinit completes a promise on a loop.
     private let quiesce: QuiescingSlot
     private let listener = Mutex<(any Channel)?>(nil)
@@ -77,6 +80,10 @@ public final class PubNodeHTTPServer: Sendable {
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.quiesce = QuiescingSlot(ServerQuiescingHelper(group: group))
+        // Each loop sets its thread's policy as its first task, before it serves a connection.
+        configuration.loopScheduling.apply(to: group.makeIterator().map { $0 }).whenFailure { error in
+            logger.warning("event loops keep the default scheduling", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// Binds and starts serving; returns the bound port.

@@ -74,9 +74,7 @@ public struct RequestHead: Sendable {
     /// True for publish, signal and subscribe targets: their endpoints read no header field (the
     /// framing and connection fields are read into the other properties), so the parser does not
     /// keep the field lines for them. Every other target keeps its fields.
-    var fieldsUnread: Bool {
-        family == .publish || family == .signal || family == .subscribe
-    }
+    var fieldsUnread: Bool { family.fieldsUnread }
 
     /// Whether the method is `GET`. Methods are matched by case on the hot path: `==` between two
     /// `HTTPMethod`s resolves to the `RawRepresentable` one, which builds and compares their names.
@@ -103,5 +101,16 @@ public struct RequestHead: Sendable {
         own.reserveCapacity(target.readableBytes)
         own.writeImmutableBuffer(target)
         target = own
+    }
+}
+
+extension RequestHead {
+    /// `template`'s head with another target and family, built field by field: copying the
+    /// template whole and then replacing its target retained and released what it replaced.
+    init(repeating template: borrowing RequestHead, target: ByteBuffer, family: RequestFamily) {
+        self.init(method: template.method, target: target, family: family, minorVersion: template.minorVersion,
+                  keepAlive: template.keepAlive, contentLength: template.contentLength, chunked: template.chunked,
+                  contentEncoding: template.contentEncoding, fieldCount: template.fieldCount,
+                  fieldBlock: template.fieldBlock)
     }
 }

@@ -1,4 +1,5 @@
 import PubNodeCore
+import PubNodeServer
 
 extension NodeConfiguration {
     /// Every setting, declared once: file key, flag, environment variable, accepted values, help
@@ -29,6 +30,15 @@ extension NodeConfiguration {
                  help: "Region number reported in timetokens."),
         .integer("eventLoopThreads", flag: "event-loop-threads", environment: "PUBNODE_EVENT_LOOP_THREADS",
                  \.eventLoopThreads, in: 0...256, help: "Event-loop threads; 0 = one per core."),
+        .text("eventLoopScheduling", flag: "event-loop-scheduling", environment: "PUBNODE_EVENT_LOOP_SCHEDULING",
+              \.eventLoopScheduling, allowed: schedulingNames.joined(separator: "|"),
+              help: "Linux scheduling of the event-loop threads: batch (no wake-up preemption), normal, or "
+                  + "automatic (batch with more than one loop).") { value throws(ConfigurationError) in
+            guard let scheduling = LoopScheduling(rawValue: value.lowercased()) else {
+                throw ConfigurationError("eventLoopScheduling must be one of \(schedulingNames.joined(separator: ", ")) (got '\(value)')")
+            }
+            return scheduling.rawValue
+        },
         keysetsSetting,
         appContextEventsSetting,
         .limit("bufferSize", flag: "buffer-size", environment: "PUBNODE_BUFFER_SIZE", \.limits.bufferSize,
@@ -131,6 +141,9 @@ extension NodeConfiguration {
 
     /// Log level names swift-log knows.
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// The event-loop scheduling names (`LoopScheduling`).
+    static let schedulingNames = LoopScheduling.allCases.map(\.rawValue)
 
     /// The setting with file key `key`.
     static func setting(_ key: String) -> Setting? {

@@ -23,6 +23,8 @@ struct NodeConfiguration: Sendable, Equatable {
     var region = 1
     /// Event-loop threads; 0 means one per core.
     var eventLoopThreads = 0
+    /// How the kernel schedules the event-loop threads: `automatic`, `batch` or `normal`.
+    var eventLoopScheduling = LoopScheduling.automatic.rawValue
     /// The key pairs served; the embedded default is the open `demo`/`demo` keyset.
     var keysets: [Keyset] = [.demo]
     /// Whether configured keysets announce App Context changes (`e: 2` events) unless their entry says otherwise.
@@ -92,6 +94,7 @@ struct NodeConfiguration: Sendable, Equatable {
         server.port = port
         server.region = region
         if eventLoopThreads > 0 { server.eventLoopThreads = eventLoopThreads }
+        server.loopScheduling = LoopScheduling(rawValue: eventLoopScheduling) ?? .automatic
         server.maxConnectionsPerClient = clientConnectionLimit
         server.maxConnections = connectionLimit > 0 ? connectionLimit : DescriptorLimit.connectionBudget()
         server.maxParkedPerClient = clientParkedLimit

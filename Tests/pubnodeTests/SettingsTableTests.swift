@@ -18,6 +18,7 @@ final class SettingsTableTests: XCTestCase {
         case "redis": return "redis://127.0.0.1:6390/0"
         case "historyEnabled", "historyStrict", "historyAcceptEmpty", "metrics", "limitPrivateAddresses", "appContextEvents": return setting.defaultText == "true" ? "false" : "true"
         case "metricsHost": return "0.0.0.0"
+        case "eventLoopScheduling": return "normal"
         case "historyUrl": return "postgres://u@db.example:5432/h"
         default:
             let bounds = setting.allowed.components(separatedBy: "...").compactMap { Int($0) }
@@ -102,6 +103,9 @@ final class SettingsTableTests: XCTestCase {
         }
         XCTAssertThrowsError(try configuration.apply(flags: ["--sweep-interval-seconds", "0"])) {
             XCTAssertTrue("\($0)".contains("sweepIntervalSeconds"), "\($0)")
+        }
+        XCTAssertThrowsError(try configuration.apply(flags: ["--event-loop-scheduling", "fifo"])) {
+            XCTAssertEqual("\($0)", "eventLoopScheduling must be one of automatic, batch, normal (got 'fifo')")
         }
         XCTAssertThrowsError(try configuration.apply(flags: ["--colour", "blue"])) {
             XCTAssertEqual("\($0)", "unknown option '--colour'")

@@ -116,14 +116,11 @@ extension Node {
     /// with a clustered broker, once the cluster has given it its timetoken (`accepting`).
     func accept(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset) -> PublishStep {
         keyset.counters.accepted(request.kind, fire: request.isFire)
-        let draft = PublishDraft(channel: request.channel, payload: payload, meta: request.meta,
-                                 publisher: request.uuid, kind: request.kind,
-                                 customMessageType: request.customMessageType,
-                                 store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
         let action = Self.action(request)
         if request.isFire {
-            let message = PublishedMessage(draft: draft, timetoken: clock.next(), subscribeKey: request.subscribeKey,
-                                           region: region, publishedAtNanoseconds: clock.nowNanoseconds())
+            let message = PublishedMessage(draft: Self.draft(request, payload: payload), timetoken: clock.next(),
+                                           subscribeKey: request.subscribeKey, region: region,
+                                           publishedAtNanoseconds: clock.nowNanoseconds())
             hooks.accepted(message, action: .fire, subscribeKey: request.subscribeKey)
             return .done(PublishResult(timetoken: message.timetoken, message: message))
         }
@@ -131,6 +128,7 @@ extension Node {
             // The history record and the after hooks belong to the accepting node alone, so each
             // message is stored and hooked once in the whole cluster.
             let (broker, history, hooks) = (keyset.broker, history, hooks)
+            let draft = Self.draft(request, payload: payload)
             return .accepting(PublishAcceptance { done in
                 broker.submit(draft) { outcome in
                     done(outcome.map { message in
@@ -142,11 +140,20 @@ extension Node {
             })
         }
         var commit: PendingCommit?
-        let message = keyset.broker.publish(draft) { message in
+        // The draft is built where it is handed on: a draft bound to a name the escaping closure
+        // above also captures was copied whole (every string and array retained) on this path.
+        let message = keyset.broker.publish(Self.draft(request, payload: payload)) { message in
             commit = history?.record(message, subscribeKey: request.subscribeKey)
         }
         hooks.accepted(message, action: action, subscribeKey: request.subscribeKey)
         return .done(PublishResult(timetoken: message.timetoken, message: message, commit: commit))
+    }
+
+    /// The draft a validated `request` becomes.
+    private static func draft(_ request: PublishRequest, payload: [UInt8]) -> PublishDraft {
+        PublishDraft(channel: request.channel, payload: payload, meta: request.meta, publisher: request.uuid,
+                     kind: request.kind, customMessageType: request.customMessageType,
+                     store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
     }
 
     private static func action(_ request: PublishRequest) -> HookAction {

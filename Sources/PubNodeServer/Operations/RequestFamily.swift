@@ -30,6 +30,10 @@ public enum RequestFamily: Int, CaseIterable, Sendable {
     /// Anything else (unknown routes).
     case other
 
+    /// True for publish, signal and subscribe: their endpoints read no header field, so the parser
+    /// keeps no field lines for them (`RequestHead.fieldsUnread`).
+    var fieldsUnread: Bool { self == .publish || self == .signal || self == .subscribe }
+
     /// The label value.
     public var label: String {
         switch self {
