@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PubNodeCore
 import PubNodeHistorySQLite
+import PubNodeServer
 import ServiceLifecycle
 import XCTest
 @testable import pubnode
@@ -15,6 +16,15 @@ final class NodeRuntimeTests: XCTestCase {
         XCTAssertEqual(configuration.historyDatabasePath, "./pubnode-data/history.sqlite")
         XCTAssertTrue(configuration.history.policy(for: "demo").enabled)
         XCTAssertEqual(configuration.sweepIntervalSeconds, 10)
+        XCTAssertEqual(configuration.server.loopScheduling, .automatic)
+    }
+
+    func testTheSchedulingSettingReachesTheServer() throws {
+        let configuration = try NodeConfiguration.resolve(file: nil, environment: ["PUBNODE_EVENT_LOOP_SCHEDULING": "Normal"],
+                                                          flags: [])
+        XCTAssertEqual(configuration.server.loopScheduling, .normal)
+        let flagged = try NodeConfiguration.resolve(file: nil, environment: [:], flags: ["--event-loop-scheduling", "batch"])
+        XCTAssertEqual(flagged.server.loopScheduling, .batch)
     }
 
     func testTheRunningNodeSweepsOnItsClockAndCommitsHistoryWhenDrained() async throws {
