@@ -81,8 +81,8 @@ public final class PubNodeHTTPServer: Sendable {
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
         self.quiesce = QuiescingSlot(ServerQuiescingHelper(group: group))
         // Each loop sets its thread's policy as its first task, before it serves a connection.
-        configuration.loopScheduling.apply(to: group.makeIterator().map { $0 }).whenFailure { error in
-            logger.warning("event loops keep the default scheduling", metadata: ["reason": "\(error)"])
+        configuration.loopScheduling.apply(to: group).whenFailure { error in
+            logger.warning("some event loops keep their scheduling policy", metadata: ["reason": "\(error)"])
         }
     }
 

@@ -32,8 +32,8 @@ extension NodeConfiguration {
                  \.eventLoopThreads, in: 0...256, help: "Event-loop threads; 0 = one per core."),
         .text("eventLoopScheduling", flag: "event-loop-scheduling", environment: "PUBNODE_EVENT_LOOP_SCHEDULING",
               \.eventLoopScheduling, allowed: schedulingNames.joined(separator: "|"),
-              help: "Linux scheduling of the event-loop threads: batch (no wake-up preemption), normal, or "
-                  + "automatic (batch with more than one loop).") { value throws(ConfigurationError) in
+              help: "Linux scheduling of the event-loop threads: batch (no wake-up preemption), normal (as "
+                  + "started), or automatic (batch with more than one loop).") { value throws(ConfigurationError) in
             guard let scheduling = LoopScheduling(rawValue: value.lowercased()) else {
                 throw ConfigurationError("eventLoopScheduling must be one of \(schedulingNames.joined(separator: ", ")) (got '\(value)')")
             }
