@@ -11,9 +11,10 @@ import NIOCore
 /// node's loops share cores with each other or with other programs, a loop then handles the
 /// requests that came in meanwhile as one batch instead of taking the core for a few at a time: on
 /// this project's two-core benchmark host, two loops beside the load tool blocked and woke 2–8 times
-/// less often and published 10–40 % more (`Docs/performance.md`, sixteenth series). With one loop
-/// there is no sibling loop to preempt, and it measured no better, so `automatic` leaves one loop
-/// alone. Where a loop finds an idle core, nothing is preempted under either policy.
+/// less often and, while the host ran at speed, published 10–40 % more; in a slow hour, as much as
+/// without it (`Docs/performance.md`, sixteenth series). With one loop there is no sibling loop to
+/// preempt, and it measured no better, so `automatic` leaves one loop alone. Where a loop finds an
+/// idle core, nothing is preempted under either policy.
 ///
 /// Only threads under the default policy (`SCHED_OTHER`) are moved to batch: a policy the process
 /// was started with on purpose (`chrt`, systemd's `CPUSchedulingPolicy=`, a real-time or idle
