@@ -11,34 +11,18 @@ extension NodeConfiguration {
                  help: "Port to bind (0 picks a free one)."),
         .text("dataDir", flag: "data-dir", environment: "PUBNODE_DATA_DIR", \.dataDirectory, allowed: "path",
               help: "Directory for the node's files (history database, hook outbox)."),
-        .text("logLevel", flag: "log-level", environment: "PUBNODE_LOG_LEVEL", \.logLevel,
-              allowed: logLevels.joined(separator: "|"), help: "Log level.") { value throws(ConfigurationError) in
-            guard logLevels.contains(value.lowercased()) else {
-                throw ConfigurationError("logLevel must be one of \(logLevels.joined(separator: ", "))")
-            }
-            return value.lowercased()
-        },
-        .text("logFormat", flag: "log-format", environment: "PUBNODE_LOG_FORMAT", \.logFormat,
-              allowed: LogFormat.names.joined(separator: "|"),
-              help: "Log line format: text, or one JSON object per line for log shippers.") { value throws(ConfigurationError) in
-            guard LogFormat.names.contains(value.lowercased()) else {
-                throw ConfigurationError("logFormat must be one of \(LogFormat.names.joined(separator: ", ")) (got '\(value)')")
-            }
-            return value.lowercased()
-        },
+        .choice("logLevel", flag: "log-level", environment: "PUBNODE_LOG_LEVEL", \.logLevel, names: logLevels,
+                help: "Log level."),
+        .choice("logFormat", flag: "log-format", environment: "PUBNODE_LOG_FORMAT", \.logFormat, names: LogFormat.names,
+                help: "Log line format: text, or one JSON object per line for log shippers."),
         .integer("region", flag: "region", environment: "PUBNODE_REGION", \.region, in: 0...Int(Int32.max),
                  help: "Region number reported in timetokens."),
         .integer("eventLoopThreads", flag: "event-loop-threads", environment: "PUBNODE_EVENT_LOOP_THREADS",
                  \.eventLoopThreads, in: 0...256, help: "Event-loop threads; 0 = one per core."),
-        .text("eventLoopScheduling", flag: "event-loop-scheduling", environment: "PUBNODE_EVENT_LOOP_SCHEDULING",
-              \.eventLoopScheduling, allowed: schedulingNames.joined(separator: "|"),
-              help: "Linux scheduling of the event-loop threads: batch (no wake-up preemption), normal (as "
-                  + "started), or automatic (batch with more than one loop).") { value throws(ConfigurationError) in
-            guard let scheduling = LoopScheduling(rawValue: value.lowercased()) else {
-                throw ConfigurationError("eventLoopScheduling must be one of \(schedulingNames.joined(separator: ", ")) (got '\(value)')")
-            }
-            return scheduling.rawValue
-        },
+        .choice("eventLoopScheduling", flag: "event-loop-scheduling", environment: "PUBNODE_EVENT_LOOP_SCHEDULING",
+                \.eventLoopScheduling, names: LoopScheduling.allCases.map(\.rawValue),
+                help: "Linux scheduling of the event-loop threads: batch (no wake-up preemption), normal (as "
+                    + "started), or automatic (batch with more than one loop)."),
         keysetsSetting,
         appContextEventsSetting,
         .limit("bufferSize", flag: "buffer-size", environment: "PUBNODE_BUFFER_SIZE", \.limits.bufferSize,
@@ -141,9 +125,6 @@ extension NodeConfiguration {
 
     /// Log level names swift-log knows.
     static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-
-    /// The event-loop scheduling names (`LoopScheduling`).
-    static let schedulingNames = LoopScheduling.allCases.map(\.rawValue)
 
     /// The setting with file key `key`.
     static func setting(_ key: String) -> Setting? {

@@ -98,6 +98,20 @@ extension Setting {
                 readJSON: nil, render: { $0[keyPath: path] })
     }
 
+    /// A text setting that is one of `names` (matched in any case, stored in lower case) at `path`;
+    /// the error names the setting, the choices and the value given.
+    static func choice(_ key: String, flag: String, environment: String,
+                       _ path: WritableKeyPath<NodeConfiguration, String> & Sendable, names: [String],
+                       help: String) -> Setting {
+        text(key, flag: flag, environment: environment, path, allowed: names.joined(separator: "|"),
+             help: help) { value throws(ConfigurationError) in
+            guard names.contains(value.lowercased()) else {
+                throw ConfigurationError("\(key) must be one of \(names.joined(separator: ", ")) (got '\(value)')")
+            }
+            return value.lowercased()
+        }
+    }
+
     /// Parses an integer within `range`; the error names the setting and the range.
     static func integer(_ text: String, _ name: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
