@@ -74,6 +74,22 @@ extension ChannelHub {
         return ready
     }
 
+    /// Parks `waiter` unless messages after `cursor` are already buffered: true when they are (the
+    /// waiter is then not registered), false when it stays parked until a publish wakes it or it is
+    /// cancelled. For a caller that reads what is ready later anyway: on a single channel it looks
+    /// at the newest timetoken only, under the same one lookup and hold of the lock as `park`, and
+    /// copies nothing.
+    public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+        guard let channel = subscription.singleChannel else { return park(waiter, on: subscription, after: cursor) != nil }
+        let now = clock.nowNanoseconds()
+        return withChannel(channel) { inner in
+            inner.lastActivityNanoseconds = now
+            if inner.ring.hasMessages(after: cursor) { return true }
+            inner.waiters.insert(waiter)
+            return false
+        }
+    }
+
     /// One channel's messages after `cursor`, as deliveries, and its gap there, read under its lock
     /// (one array, of at most `messagesPerResponse` entries: the batch is finished after the lock
     /// is let go).

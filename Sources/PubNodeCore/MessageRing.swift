@@ -27,6 +27,12 @@ public struct MessageRing: Sendable {
     /// Timetoken of the newest message, if any.
     public var newest: Timetoken? { storage.last?.timetoken }
 
+    /// Whether a message newer than `cursor` is buffered (`messages(after:)` would find one).
+    public func hasMessages(after cursor: Timetoken) -> Bool {
+        guard let newest else { return false }
+        return newest > cursor
+    }
+
     /// Appends a message whose timetoken is greater than every buffered one.
     public mutating func append(_ message: PublishedMessage) {
         if storage.count == capacity { droppedThrough = storage.removeFirst().timetoken }

@@ -12,14 +12,24 @@ extension PubNodeHTTPHandler {
     /// reached after the turn's polls have been read, not after each of them has also been
     /// answered (see
     /// `Docs/architecture.md`, "Polls that find messages").
+    ///
+    /// Without a filter such a poll only asks whether anything is buffered after its cursor: its
+    /// chunk reads the messages, once.
     func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
+        let shares = sharedKey(poll) != nil
+        if shares, poll.longPoll.filter == nil {
+            if poll.longPoll.parkUnlessReady(poll, after: poll.cursor) {
+                queueAnswer(poll)
+            } else {
+                settle(poll, context: context)
+            }
+            return
+        }
         if let ready = Self.parkPassingFilteredOut(poll) {
-            if !ready.deliveries.isEmpty, sharedKey(poll) != nil {
-                poll.isDeferred = true
-                state.phase = .parked(poll)
-                poll.wake()
+            if !ready.deliveries.isEmpty, shares {
+                queueAnswer(poll)
             } else {
                 poll.longPoll.delivered(ready)
                 respond(ready)
@@ -27,6 +37,13 @@ extension PubNodeHTTPHandler {
             return
         }
         settle(poll, context: context)
+    }
+
+    /// Hands `poll`, which found messages and is registered nowhere, to its loop's answer queue.
+    private func queueAnswer(_ poll: ParkedPoll) {
+        poll.isDeferred = true
+        state.phase = .parked(poll)
+        poll.wake()
     }
 
     /// Keeps `poll`, registered on what it listens to and holding nothing yet, parked until a

@@ -18,6 +18,9 @@ final class SharedAnswers {
         var filter: FilterText?
         var minorVersion: Int
         var keepAlive: Bool
+
+        /// `==` as a method, so that a key kept in a stored property is compared where it lies.
+        func equals(_ other: Key) -> Bool { self == other }
     }
 
     /// A filter's text compared and hashed as bytes: filters compare message text byte by byte,
@@ -51,24 +54,33 @@ final class SharedAnswers {
 
     /// Each answer by its key.
     private var responses: [Key: Answer] = [:]
-    /// The answer looked up or kept last: most polls of a batch share it, and comparing a key
-    /// whose strings share storage with this one is cheaper than hashing it.
-    private var last: (key: Key, answer: Answer)?
+    /// The key looked up or kept last: most polls of a batch share it, and comparing a key whose
+    /// strings share storage with this one is cheaper than hashing it. Kept apart from its answer
+    /// so that comparing reads it in place (a tuple bound with `if let` would be copied, every
+    /// string of the key retained and released, for each poll).
+    private var lastKey: Key?
+    /// The answer for `lastKey`.
+    private var lastAnswer: Answer?
 
     /// An empty set of answers.
     init() {}
 
     /// The answer kept for `key`, if any.
     func answer(for key: Key) -> Answer? {
-        if let last, last.key == key { return last.answer }
+        if let lastAnswer, lastKey?.equals(key) == true { return lastAnswer }
         guard let answer = responses[key] else { return nil }
-        last = (key, answer)
+        remember(answer, for: key)
         return answer
     }
 
     /// Keeps `answer` for `key`.
     func keep(_ answer: Answer, for key: Key) {
         responses[key] = answer
-        last = (key, answer)
+        remember(answer, for: key)
+    }
+
+    private func remember(_ answer: Answer, for key: Key) {
+        lastKey = key
+        lastAnswer = answer
     }
 }

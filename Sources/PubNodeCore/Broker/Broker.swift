@@ -45,6 +45,12 @@ public protocol KeysetBroker: Sendable {
     /// it stays parked until a publish wakes it or `cancel` removes it.
     func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch?
 
+    /// Registers `waiter` like `park` unless messages after `cursor` are ready: true when they are
+    /// (the waiter is not registered; the caller reads them with `read`), false when it stays
+    /// parked. A broker that can tell without reading them says so here; the default parks and
+    /// drops what it read.
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool
+
     /// The messages for `subscription` after `cursor`, oldest first, each once, capped at the
     /// per-response limit; `next` is the cursor to continue from.
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch
@@ -81,6 +87,11 @@ extension KeysetBroker {
     /// Accepts a message with nothing to do before its delivery.
     public func publish(_ draft: PublishDraft) -> PublishedMessage {
         publish(draft, beforeDelivery: { _ in })
+    }
+
+    /// Parks through `park`, dropping what it read.
+    public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+        park(waiter, on: subscription, after: cursor) != nil
     }
 
     /// A broker keeps its groups itself unless it says otherwise.

@@ -41,6 +41,10 @@ struct MemoryKeysetBroker: KeysetBroker {
         hub.park(waiter, on: subscription, after: cursor)
     }
 
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+        hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+    }
+
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
         hub.collect(subscription, after: cursor)
     }

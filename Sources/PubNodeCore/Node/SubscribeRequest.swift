@@ -101,6 +101,14 @@ public struct LongPoll: Sendable {
         return filtered(batch)
     }
 
+    /// Registers `waiter` unless messages are buffered after `cursor`: true when they are (the
+    /// waiter is not registered; `read(after:)` gets them), false when it stays parked. Nothing is
+    /// read or copied to tell. With a filter the messages found may all be rejected, so the read
+    /// can come back empty (`isFilteredOut`); `park(_:after:)` tells that at once instead.
+    public func parkUnlessReady(_ waiter: any Waiter, after cursor: Timetoken) -> Bool {
+        broker.parkUnlessReady(waiter, on: subscription, after: cursor)
+    }
+
     /// `park(_:after:)` from the client's cursor.
     public func park(_ waiter: any Waiter) -> DeliveryBatch? {
         park(waiter, after: cursor)

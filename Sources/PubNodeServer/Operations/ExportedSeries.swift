@@ -28,7 +28,7 @@ struct ExportedSeries {
         let key = Key(name: name, labels: labels.flatMap { [$0.0, $0.1] })
         seen.insert(key)
         if gauges[key] == nil {
-            gauges[key] = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, helpText: help), labels: labels)
+            gauges[key] = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels)
         }
         gauges[key]!.set(value)
     }
@@ -39,7 +39,7 @@ struct ExportedSeries {
         let key = Key(name: name, labels: labels.flatMap { [$0.0, $0.1] })
         seen.insert(key)
         guard let entry = counters[key] else {
-            let counter = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: name, helpText: help), labels: labels)
+            let counter = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels)
             if total > 0 { counter.increment(by: Int64(total)) }
             counters[key] = (counter, total)
             return
@@ -53,7 +53,7 @@ struct ExportedSeries {
         let key = Key(name: name, labels: [])
         seen.insert(key)
         let entry = secondCounters[key]
-            ?? (registry.makeCounter(descriptor: MetricNameDescriptor(metricName: name, helpText: help), labels: []), 0)
+            ?? (registry.makeCounter(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: []), 0)
         if seconds > entry.value { entry.counter.increment(by: seconds - entry.value) }
         secondCounters[key] = (entry.counter, max(seconds, entry.value))
     }

@@ -1,0 +1,77 @@
+@testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
+
+/// `parkUnlessReady`: a poll that will read later only asks whether anything is buffered after its
+/// cursor, and otherwise parks exactly as `park` would.
+final class ParkUnlessReadyTests: XCTestCase {
+    func testAMessageAfterTheCursorLeavesTheWaiterUnregistered() {
+        let hub = Fixture.hub()
+        let cursor = hub.currentTimetoken()
+        hub.publish(Fixture.draft("room", "\"one\""))
+        let waiter = TestWaiter()
+        XCTAssertTrue(hub.parkUnlessReady(waiter, on: Fixture.subscription(["room"]), after: cursor))
+        XCTAssertEqual(hub.waiterCount(on: "room"), 0, "ready: not registered")
+        XCTAssertFalse(hub.publish(Fixture.draft("room")).waiters.includes(waiter), "so a later publish does not wake it")
+        XCTAssertEqual(hub.collect(Fixture.subscription(["room"]), after: cursor).deliveries.count, 2,
+                       "the read that follows finds what it was told about")
+    }
+
+    func testNothingAfterTheCursorParksTheWaiter() {
+        let hub = Fixture.hub()
+        let sent = hub.publish(Fixture.draft("room", "\"old\"")).message
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: Fixture.subscription(["room"]), after: sent.timetoken),
+                       "the buffered message is not after the cursor")
+        XCTAssertEqual(hub.waiterCount(on: "room"), 1)
+        XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter), "a publish wakes it")
+    }
+
+    func testAnEmptyChannelParksTheWaiter() {
+        let hub = Fixture.hub()
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: Fixture.subscription(["fresh"]), after: Timetoken(rawValue: 0)))
+        XCTAssertTrue(hub.publish(Fixture.draft("fresh")).waiters.includes(waiter))
+    }
+
+    func testSeveralChannelsParkAndReadLikePark() {
+        let hub = Fixture.hub()
+        let cursor = hub.currentTimetoken()
+        let both = Fixture.subscription(["a", "b"])
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: both, after: cursor))
+        XCTAssertEqual(hub.waiterCount(on: "a") + hub.waiterCount(on: "b"), 2, "registered on both")
+        hub.cancel(waiter, on: both)
+
+        hub.publish(Fixture.draft("b"))
+        XCTAssertTrue(hub.parkUnlessReady(waiter, on: both, after: cursor))
+        XCTAssertEqual(hub.waiterCount(on: "a") + hub.waiterCount(on: "b"), 0, "ready on one: registered on neither")
+    }
+
+    func testAskingCountsAsTheChannelsActivity() {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        limits.bufferRetentionSeconds = 100
+        let hub = Fixture.hub(limits: limits, clock: wall)
+        let cursor = hub.currentTimetoken()
+        hub.publish(Fixture.draft("read"))
+        wall.advance(seconds: 95)
+        XCTAssertTrue(hub.parkUnlessReady(TestWaiter(), on: Fixture.subscription(["read"]), after: cursor))
+        wall.advance(seconds: 10)
+        let report = hub.sweep()
+        XCTAssertEqual(report.expiredMessages, 1)
+        XCTAssertEqual(report.reclaimedChannels, 0, "asked 10 s ago: not idle long enough")
+    }
+
+    func testTheMemoryBrokerAnswersFromItsHub() {
+        let broker = MemoryBroker(hubs: MemoryHubs(limits: Limits(), clock: TimetokenClock(wall: ManualClock())))
+        let keyset = broker.open(.demo)
+        let cursor = Timetoken(rawValue: 0)
+        let waiter = TestWaiter()
+        XCTAssertFalse(keyset.parkUnlessReady(waiter, on: Fixture.subscription(["room"]), after: cursor))
+        keyset.publish(Fixture.draft("room"))
+        XCTAssertEqual(waiter.wakeCount, 1, "parked, then woken by the publish")
+        XCTAssertTrue(keyset.parkUnlessReady(TestWaiter(), on: Fixture.subscription(["room"]), after: cursor))
+    }
+}
