@@ -112,6 +112,16 @@ struct RedisKeysetBroker: KeysetBroker {
         return cluster.ensure(needed, waiter: waiter, link: link) ? hub.park(waiter, on: subscription, after: cursor) : nil
     }
 
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+        // As `park`, asking the buffers instead of reading them.
+        let needed = cluster.topics(of: subscription, subscribeKey: subscribeKey, hub: hub)
+        guard cluster.ensure(needed, waiter: waiter, link: link) else { return false }
+        let ready = hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+        guard ready, !cluster.isReady(needed) else { return ready }
+        hub.cancel(waiter, on: subscription)
+        return cluster.ensure(needed, waiter: waiter, link: link) && hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+    }
+
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
         // A woken poll reads only when everything it listens to is received: a topic still
         // catching up may yet merge messages older than what the others hold.

@@ -81,6 +81,26 @@ final class ClusterNodeTests: RedisServerTestCase {
         XCTAssertEqual(ready?.deliveries.map(\.message.timetoken), Array(issued[2...]), "exactly what it missed, in order")
     }
 
+    func testAPollAskingWhetherMessagesWaitIsToldOnlyOnceTheSharedBufferIsHere() async throws {
+        let (a, b) = (try await member(), try await member())
+        let issued = try await publish(a, "backlog", "m")
+        let broker = try XCTUnwrap(b.broker.keyset("demo"))
+        let subscription = try Subscription(channelNames: ["backlog"], groupNames: [], limits: b.limits)
+        let waiter = TestWaiter()
+        let cursor = Timetoken(rawValue: issued.rawValue - 1)
+        if !broker.parkUnlessReady(waiter, on: subscription, after: cursor) {
+            // Not yet received here: woken once it is, then asked again.
+            await waitUntil(10, "the topic to be received") { waiter.wakeCount > 0 }
+            XCTAssertTrue(broker.parkUnlessReady(waiter, on: subscription, after: cursor), "the shared buffer holds it")
+        }
+        XCTAssertEqual(try read(b, ["backlog"], after: cursor), ["\"m\""], "and the read that follows finds it")
+        let parked = TestWaiter()
+        XCTAssertFalse(broker.parkUnlessReady(parked, on: subscription, after: issued), "nothing after the newest: parked")
+        let woken = parked.wakeCount
+        _ = try await publish(a, "backlog", "n")
+        await waitUntil(10, "the push") { parked.wakeCount > woken }
+    }
+
     func testTimetokensFollowOneOrderAcrossNodesAndChannels() async throws {
         let (a, b, c) = (try await member(), try await member(), try await member())
         let cursor = c.time()
