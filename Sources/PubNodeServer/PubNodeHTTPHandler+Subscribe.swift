@@ -18,7 +18,7 @@ extension PubNodeHTTPHandler {
     func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
         guard let wakeQueue else { return }
         let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
-        let shares = sharedKey(poll) != nil
+        let shares = sharesAnswers(poll)
         if shares, poll.longPoll.filter == nil {
             if poll.longPoll.parkUnlessReady(poll, after: poll.cursor) {
                 queueAnswer(poll)
@@ -118,6 +118,12 @@ extension PubNodeHTTPHandler {
     /// Each round evaluates up to a response's worth of messages on the event loop, so this stays
     /// small: a filter that rejects more answers empty with the moved cursor, and the client polls again.
     private static let maxFilteredRounds = 4
+
+    /// Whether `poll` is a plain single-channel long-poll, which `sharedKey` gives a key (told
+    /// without building it).
+    private func sharesAnswers(_ poll: ParkedPoll) -> Bool {
+        poll.longPoll.subscription.singleChannel != nil && state.answering?.isGET == true
+    }
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
