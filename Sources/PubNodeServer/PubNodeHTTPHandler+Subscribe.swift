@@ -127,7 +127,7 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard let shared = poll.longPoll.sharingKey, let answering = state.answering, answering.isGET
+        guard sharesAnswers(poll), let shared = poll.longPoll.sharingKey, let answering = state.answering
         else { return nil }
         return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
                                  filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: answering.minorVersion,

@@ -67,7 +67,7 @@ final class SharedAnswers {
 
     /// The answer kept for `key`, if any.
     func answer(for key: Key) -> Answer? {
-        if let lastAnswer, lastKey?.equals(key) == true { return lastAnswer }
+        if lastKey?.equals(key) == true, let lastAnswer { return lastAnswer }
         guard let answer = responses[key] else { return nil }
         remember(answer, for: key)
         return answer

@@ -8,7 +8,7 @@ final class ParkUnlessReadyTests: XCTestCase {
     func testAMessageAfterTheCursorLeavesTheWaiterUnregistered() {
         let hub = Fixture.hub()
         let cursor = hub.currentTimetoken()
-        hub.publish(Fixture.draft("room", "\"one\""))
+        _ = hub.publish(Fixture.draft("room", "\"one\""))
         let waiter = TestWaiter()
         XCTAssertTrue(hub.parkUnlessReady(waiter, on: Fixture.subscription(["room"]), after: cursor))
         XCTAssertEqual(hub.waiterCount(on: "room"), 0, "ready: not registered")
@@ -43,7 +43,7 @@ final class ParkUnlessReadyTests: XCTestCase {
         XCTAssertEqual(hub.waiterCount(on: "a") + hub.waiterCount(on: "b"), 2, "registered on both")
         hub.cancel(waiter, on: both)
 
-        hub.publish(Fixture.draft("b"))
+        _ = hub.publish(Fixture.draft("b"))
         XCTAssertTrue(hub.parkUnlessReady(waiter, on: both, after: cursor))
         XCTAssertEqual(hub.waiterCount(on: "a") + hub.waiterCount(on: "b"), 0, "ready on one: registered on neither")
     }
@@ -55,7 +55,7 @@ final class ParkUnlessReadyTests: XCTestCase {
         limits.bufferRetentionSeconds = 100
         let hub = Fixture.hub(limits: limits, clock: wall)
         let cursor = hub.currentTimetoken()
-        hub.publish(Fixture.draft("read"))
+        _ = hub.publish(Fixture.draft("read"))
         wall.advance(seconds: 95)
         XCTAssertTrue(hub.parkUnlessReady(TestWaiter(), on: Fixture.subscription(["read"]), after: cursor))
         wall.advance(seconds: 10)
@@ -70,7 +70,7 @@ final class ParkUnlessReadyTests: XCTestCase {
         let cursor = Timetoken(rawValue: 0)
         let waiter = TestWaiter()
         XCTAssertFalse(keyset.parkUnlessReady(waiter, on: Fixture.subscription(["room"]), after: cursor))
-        keyset.publish(Fixture.draft("room"))
+        _ = keyset.publish(Fixture.draft("room"))
         XCTAssertEqual(waiter.wakeCount, 1, "parked, then woken by the publish")
         XCTAssertTrue(keyset.parkUnlessReady(TestWaiter(), on: Fixture.subscription(["room"]), after: cursor))
     }

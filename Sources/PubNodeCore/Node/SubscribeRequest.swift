@@ -102,8 +102,9 @@ public struct LongPoll: Sendable {
     }
 
     /// Registers `waiter` unless messages are buffered after `cursor`: true when they are (the
-    /// waiter is not registered; `read(after:)` gets them), false when it stays parked. Nothing is
-    /// read or copied to tell. With a filter the messages found may all be rejected, so the read
+    /// waiter is not registered; `read(after:)` gets them), false when it stays parked. On one
+    /// channel the node's brokers tell without reading or copying anything (on several they read,
+    /// as `park` does). With a filter the messages found may all be rejected, so the read
     /// can come back empty (`isFilteredOut`); `park(_:after:)` tells that at once instead.
     public func parkUnlessReady(_ waiter: any Waiter, after cursor: Timetoken) -> Bool {
         broker.parkUnlessReady(waiter, on: subscription, after: cursor)
