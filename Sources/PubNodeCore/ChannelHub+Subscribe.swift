@@ -58,12 +58,8 @@ extension ChannelHub {
     /// it finds nothing: one lookup and one hold of the lock, and no publish falls in between.
     public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
         if let channel = subscription.singleChannel {
-            let now = clock.nowNanoseconds()
-            let (found, gap) = withChannel(channel) { inner in
-                inner.lastActivityNanoseconds = now
-                let read = Self.read(inner, channel: channel, after: cursor, limit: limits)
-                if read.found.isEmpty { inner.waiters.insert(waiter) }
-                return read
+            let (found, gap) = park(waiter, onChannel: channel, found: { !$0.found.isEmpty }) { inner in
+                Self.read(inner, channel: channel, after: cursor, limit: limits)
             }
             return found.isEmpty ? nil : Self.batch(found, gap: gap, after: cursor)
         }
@@ -81,12 +77,20 @@ extension ChannelHub {
     /// copies nothing.
     public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
         guard let channel = subscription.singleChannel else { return park(waiter, on: subscription, after: cursor) != nil }
+        return park(waiter, onChannel: channel, found: { $0 }) { $0.ring.hasMessages(after: cursor) }
+    }
+
+    /// Looks at `channel` with `look` under its lock, as the channel's activity, and registers
+    /// `waiter` there unless `found` says the look found messages: one lookup and one hold of the
+    /// lock, so no publish falls between the look and the registration.
+    private func park<Look>(_ waiter: any Waiter, onChannel channel: String, found: (Look) -> Bool,
+                            _ look: (borrowing ChannelState.Inner) -> Look) -> Look {
         let now = clock.nowNanoseconds()
         return withChannel(channel) { inner in
             inner.lastActivityNanoseconds = now
-            if inner.ring.hasMessages(after: cursor) { return true }
-            inner.waiters.insert(waiter)
-            return false
+            let seen = look(inner)
+            if !found(seen) { inner.waiters.insert(waiter) }
+            return seen
         }
     }
 

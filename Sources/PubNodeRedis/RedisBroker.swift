@@ -100,26 +100,32 @@ struct RedisKeysetBroker: KeysetBroker {
     }
 
     func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
-        let needed = cluster.topics(of: subscription, subscribeKey: subscribeKey, hub: hub)
-        // Until everything it listens to is received here, the poll waits (its buffers would be
-        // incomplete); it is woken when they are, and parks again.
-        guard cluster.ensure(needed, waiter: waiter, link: link) else { return nil }
-        let ready = hub.park(waiter, on: subscription, after: cursor)
-        // A reconnection may have begun while it read: what it found may lack what the catch-up
-        // is about to merge, so it waits for that instead.
-        guard ready != nil, !cluster.isReady(needed) else { return ready }
-        hub.cancel(waiter, on: subscription)
-        return cluster.ensure(needed, waiter: waiter, link: link) ? hub.park(waiter, on: subscription, after: cursor) : nil
+        parkOnceReceived(waiter, on: subscription, waiting: nil, found: { $0 != nil }) {
+            hub.park(waiter, on: subscription, after: cursor)
+        }
     }
 
     func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
-        // As `park`, asking the buffers instead of reading them.
+        parkOnceReceived(waiter, on: subscription, waiting: false, found: { $0 }) {
+            hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+        }
+    }
+
+    /// Runs `park` (a hub's park or question, which registers `waiter` unless it `found` messages)
+    /// only once everything `subscription` listens to is received here, and answers `waiting` (the
+    /// waiter left to be woken) until then.
+    private func parkOnceReceived<Result>(_ waiter: any Waiter, on subscription: Subscription, waiting: Result,
+                                          found: (Result) -> Bool, _ park: () -> Result) -> Result {
         let needed = cluster.topics(of: subscription, subscribeKey: subscribeKey, hub: hub)
-        guard cluster.ensure(needed, waiter: waiter, link: link) else { return false }
-        let ready = hub.parkUnlessReady(waiter, on: subscription, after: cursor)
-        guard ready, !cluster.isReady(needed) else { return ready }
+        // Until everything it listens to is received here, the poll waits (its buffers would be
+        // incomplete); it is woken when they are, and parks again.
+        guard cluster.ensure(needed, waiter: waiter, link: link) else { return waiting }
+        let ready = park()
+        // A reconnection may have begun while it read: what it found may lack what the catch-up
+        // is about to merge, so it waits for that instead.
+        guard found(ready), !cluster.isReady(needed) else { return ready }
         hub.cancel(waiter, on: subscription)
-        return cluster.ensure(needed, waiter: waiter, link: link) && hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+        return cluster.ensure(needed, waiter: waiter, link: link) ? park() : waiting
     }
 
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {

@@ -78,7 +78,7 @@ extension HTTPRequestParser {
         let family = target.withUnsafeReadableBytes { RequestFamily(target: $0) }
         // The field lines are kept for some families only: the template's serve only a head that
         // treats them alike.
-        guard family.fieldsUnread == kept!.template.family.fieldsUnread else { return nil }
+        guard family.fieldsUnread == kept!.template.fieldsUnread else { return nil }
         return finishHead(RequestHead(repeating: kept!.template, target: target, family: family), end: end)
     }
 
