@@ -24,7 +24,8 @@
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16], CHANNELS [1: publish
 #   channels, used round-robin],
 #   BY_MESSAGE [unset: set to print each message's p50/p99/max latency in fanout],
-#   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], PERF_DATA [unset: a file for `perf record -g` of the
+#   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], LOAD_THREADS [1: the load tool's
+#   event loops; bench.sh gives it one a core], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window], PERF_EVENT [unset: with PERF_DATA, cycles sampled at 2 kHz; or a probe or
 #   tracepoint to record every occurrence of. The release build links the Swift runtime in, so a
 #   probe on a runtime function is set on the binary: `perf probe -x BIN swift_retain` gives
@@ -113,7 +114,7 @@ ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13, $12 }' "/proc/$NODE_PID/sta
 
 case "$MODE" in
 fanout)
-    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" --messages "$MESSAGES" \
+    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads "${LOAD_THREADS:-1}" --subscribers "$SUBS" --messages "$MESSAGES" \
         --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan ${BY_MESSAGE:+--by-message} >"$WORK/load.json" 2>&1 &
     load=$!
     until [[ $(parked) -ge $SUBS ]]; do
@@ -131,7 +132,7 @@ fanout)
     ;;
 publish)
     before=$(counted pubnode_messages_published_total); profile; read -r t0 u0 < <(ticks)
-    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --connections "$CONNECTIONS" \
+    "$LOAD" publish --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads "${LOAD_THREADS:-1}" --connections "$CONNECTIONS" \
         --duration "$DURATION" --warmup 0 --payload-size "$PAYLOAD" --channels "$CHANNELS" >"$WORK/load.json" 2>&1
     read -r t1 u1 < <(ticks); unprofile; units=$(( $(counted pubnode_messages_published_total) - before ))
     [[ "$SERVER" != pubnode ]] && units=$(result_field "$WORK/load.json" requests)
