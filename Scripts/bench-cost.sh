@@ -25,7 +25,7 @@
 #   channels, used round-robin],
 #   BY_MESSAGE [unset: set to print each message's p50/p99/max latency in fanout],
 #   PUBNODE_ARGS [--event-loop-threads 1], FLOOR_THREADS [1], LOAD_THREADS [1: the load tool's
-#   event loops; bench.sh gives it one a core], PERF_DATA [unset: a file for `perf record -g` of the
+#   event loops; bench.sh gives fan-out one a core], PERF_DATA [unset: a file for `perf record -g` of the
 #   measured window], PERF_EVENT [unset: with PERF_DATA, cycles sampled at 2 kHz; or a probe or
 #   tracepoint to record every occurrence of. The release build links the Swift runtime in, so a
 #   probe on a runtime function is set on the binary: `perf probe -x BIN swift_retain` gives
