@@ -33,12 +33,26 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// loop only.
     var isDeferred = false
 
-    init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll) {
+    /// A poll of `longPoll` from `cursor` (by default the client's).
+    init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll, cursor: Timetoken? = nil) {
         self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
         self.queue = queue
         // The cursor first: the long-poll then moves into place instead of being copied.
-        self.cursor = longPoll.cursor
+        self.cursor = cursor ?? longPoll.cursor
         self.longPoll = longPoll
+    }
+
+    /// Readies a poll that was answered to park again, from `cursor`, for its connection's next
+    /// long-poll of the same subscribe (`RepeatedSubscribe.poll`).
+    ///
+    /// Only when nothing but its connection holds it: no publisher that took it from a channel
+    /// before it was unregistered, and no answer queue, can then still wake it, so allowing the next
+    /// wake again cannot let an old one through. Event loop only.
+    func restart(from cursor: Timetoken) {
+        self.cursor = cursor
+        deadline = .distantFuture
+        isDeferred = false
+        rearm()
     }
 
     /// Wakes from any thread: joins its event loop's answer queue.

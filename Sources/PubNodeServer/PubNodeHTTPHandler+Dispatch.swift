@@ -19,7 +19,7 @@ extension PubNodeHTTPHandler {
             return
         }
         if head.isGET, let kept = state.lastSubscribe, let cursor = kept.cursor(repeatedBy: head.target) {
-            act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), context: context)
+            repoll(kept, cursor: cursor, context: context)
             return
         }
         let publishable = head.isGET && !router.metricsListener
@@ -58,14 +58,46 @@ extension PubNodeHTTPHandler {
             let kept = RepeatedSubscribe(target: uri, prepared: prepared)
             kept?.presence = presence
             state.lastSubscribe = kept
-            act(on: action, context: context)
+            act(on: action, keptBy: kept, context: context)
         } else {
             act(on: router.route(request), context: context)
         }
     }
 
-    /// Carries out what the router decided for the current request.
-    func act(on action: consuming RouteAction, context: ChannelHandlerContext) {
+    /// A long-poll repeating the connection's kept subscribe, from `cursor`: its last parked poll
+    /// parks again when its long-poll still serves (see `RepeatedSubscribe.poll`), in place when
+    /// nothing else holds it any longer, else as a new parked poll of the same long-poll.
+    private func repoll(_ kept: RepeatedSubscribe, cursor: Timetoken, context: ChannelHandlerContext) {
+        guard let wakeQueue, kept.poll != nil else {
+            act(on: router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence), keptBy: kept,
+                context: context)
+            return
+        }
+        if let action = subscribe(kept, cursor: cursor, repeating: kept.poll!) {
+            act(on: action, keptBy: kept, context: context)
+            return
+        }
+        // Unique: no publisher and no answer queue still holds it (none can take it anew: it is
+        // registered nowhere), so no wake from its last park can reach it again.
+        if isKnownUniquelyReferenced(&kept.poll) {
+            kept.poll!.restart(from: cursor)
+        } else {
+            kept.poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: kept.poll!.longPoll, cursor: cursor)
+        }
+        park(kept.poll!, context: context)
+    }
+
+    /// The router's action for a poll of `kept` repeating `last`'s long-poll; nil when it serves
+    /// again. Apart from `repoll` so that the long-poll is read in place, from the constant of the
+    /// parked poll (through `kept`'s variable it would be copied), and `last` is let go of before
+    /// `repoll` asks whether anything else holds it.
+    private func subscribe(_ kept: RepeatedSubscribe, cursor: Timetoken, repeating last: ParkedPoll) -> RouteAction? {
+        router.subscribe(kept.prepared, cursor: cursor, presence: &kept.presence, repeating: last.longPoll)
+    }
+
+    /// Carries out what the router decided for the current request; a long-poll of the
+    /// connection's kept subscribe is remembered there (`kept`).
+    func act(on action: consuming RouteAction, keptBy kept: RepeatedSubscribe? = nil, context: ChannelHandlerContext) {
         // Consumed: a long-poll moves on into its parked poll without a copy.
         switch consume action {
         case .reply(let reply):
@@ -73,7 +105,10 @@ extension PubNodeHTTPHandler {
         case .sent(let timetoken):
             writeSent(timetoken, context: context)
         case .poll(let longPoll):
-            poll(consume longPoll, context: context)
+            guard let wakeQueue else { return }
+            let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
+            kept?.poll = poll
+            park(poll, context: context)
         case .deferred(let start):
             state.phase = .answering
             let loop = context.eventLoop

@@ -15,9 +15,7 @@ extension PubNodeHTTPHandler {
     ///
     /// Without a filter such a poll only asks whether anything is buffered after its cursor: its
     /// chunk reads the messages, once.
-    func poll(_ longPoll: consuming LongPoll, context: ChannelHandlerContext) {
-        guard let wakeQueue else { return }
-        let poll = ParkedPoll(owner: self, queue: wakeQueue, longPoll: consume longPoll)
+    func park(_ poll: ParkedPoll, context: ChannelHandlerContext) {
         let shares = sharesAnswers(poll)
         if shares, poll.longPoll.filter == nil {
             if poll.longPoll.parkUnlessReady(poll, after: poll.cursor) {

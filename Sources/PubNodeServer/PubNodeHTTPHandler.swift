@@ -56,6 +56,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         releaseParked()
         stopClocks()
         releaseClient()
+        // Its kept parked poll refers back to this handler.
+        state.lastSubscribe = nil
         self.context = nil
     }
 

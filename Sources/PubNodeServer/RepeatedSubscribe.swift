@@ -17,8 +17,8 @@ import PubNodeCore
 /// Signed requests are never kept (their signature and timestamp change on every poll).
 ///
 /// A class: the connection's state holds one reference, so reading it for each poll costs one
-/// retain rather than a copy of every string it keeps. Only `presence` changes, and only on the
-/// connection's event loop.
+/// retain rather than a copy of every string it keeps. Only `presence` and `poll` change, and only
+/// on the connection's event loop.
 final class RepeatedSubscribe {
     /// The target as received, with the byte offsets of its `tt` value.
     let kept: KeptTarget
@@ -27,6 +27,12 @@ final class RepeatedSubscribe {
     /// What the last poll's presence refresh left, so that a poll soon after skips refreshing the
     /// same presence again (`PresenceReceipt`).
     var presence: PresenceReceipt?
+    /// The parked poll the last long-poll of `prepared` used. The next one parks it again, from its
+    /// own cursor, when nothing else holds it any longer and its long-poll still serves
+    /// (`Node.subscribe(_:cursor:presence:repeating:)`): no long-poll or parked poll is built,
+    /// and nothing of them retained and released, for a subscriber's every poll. It refers back to
+    /// the connection's handler, which lets go of it when the connection goes.
+    var poll: ParkedPoll?
 
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {

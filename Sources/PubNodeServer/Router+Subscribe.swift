@@ -20,6 +20,23 @@ extension Router {
         }
     }
 
+    /// `subscribe(_:cursor:presence:)` for a poll repeating `last`, the long-poll the same
+    /// connection's previous poll of `prepared` started: nil when `last` serves again unchanged
+    /// but for its cursor (`Node.subscribe(_:cursor:presence:repeating:)`), else the action.
+    func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
+                   repeating last: borrowing LongPoll) -> RouteAction? {
+        do throws(PubNodeError) {
+            guard let start = try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: last) else {
+                return nil
+            }
+            return self.start(start)
+        } catch {
+            return answering(.object(service: "Subscribe"), keyset: prepared.request.subscribeKey) { () throws(PubNodeError) in
+                throw error
+            }
+        }
+    }
+
     /// The decoded subscribe when `request` routes to the subscribe endpoint and decodes without
     /// error; nil otherwise (`route` then answers it, refusals included).
     func decodedSubscribe(_ request: PubNubRequest) -> SubscribeRequest? {

@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -54,6 +55,25 @@ final class EmbeddedNode {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         try connection.send(Array((head + "\r\n").utf8) + body)
         return try connection.response()
+    }
+
+    /// Runs a tenants API action to its end, blocking this thread (the embedded connections stay
+    /// on it: they are not thread-safe).
+    func administer(_ action: KeysetAdminRequest.Action) throws {
+        let outcome = Mutex<Result<KeysetAdminResult, PubNodeError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let node = self.node
+        Task {
+            do throws(PubNodeError) {
+                let result = try await node.administerKeysets(KeysetAdminRequest(action: action, credential: "admin"))
+                outcome.withLock { $0 = .success(result) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        _ = try XCTUnwrap(outcome.withLock { $0 }).get()
     }
 
     /// A subscribe handshake's cursor for `channels`.

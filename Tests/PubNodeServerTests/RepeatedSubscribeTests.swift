@@ -110,27 +110,9 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(refused.json["message"], expected.json["message"])
     }
 
-    /// Runs a tenants API action to its end, blocking this thread (the embedded connections stay
-    /// on it: they are not thread-safe).
-    private func administer(_ node: Node, _ action: KeysetAdminRequest.Action) throws {
-        let outcome = Mutex<Result<KeysetAdminResult, PubNodeError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(PubNodeError) {
-                let result = try await node.administerKeysets(KeysetAdminRequest(action: action, credential: "admin"))
-                outcome.withLock { $0 = .success(result) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        _ = try XCTUnwrap(outcome.withLock { $0 }).get()
-    }
-
     func testARepeatedPollOnADeletedKeysetIsRefusedAsAFreshOne() throws {
         let node = EmbeddedNode(adminToken: "admin")
-        try administer(node.node, .create(KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)))
+        try node.administer(.create(KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)))
         let connection = try node.connect()
         try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
         let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
@@ -141,7 +123,7 @@ final class RepeatedSubscribeTests: XCTestCase {
         let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
         XCTAssertNotNil(handler.state.lastSubscribe, "the poll is kept")
 
-        try administer(node.node, .delete(subscribeKey: "sub-t"))
+        try node.administer(.delete(subscribeKey: "sub-t"))
         let poll = "GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(next) HTTP/1.1\r\nHost: x\r\n\r\n"
         try connection.send(poll)
         let refused = try XCTUnwrap(try connection.response())

@@ -46,13 +46,44 @@ extension Node {
         return PreparedSubscribe(request: request, subscription: subscription, access: access, presence: presence)
     }
 
+    /// A poll of `prepared` from `cursor` that repeats `last`, the long-poll the same connection's
+    /// previous poll of `prepared` started: nil when `last` serves again unchanged but for its
+    /// cursor, so the transport parks the waiter it already has; otherwise what
+    /// `subscribe(_:cursor:presence:)` starts.
+    ///
+    /// The keyset is looked up, the poll authorized and its presence refreshed exactly as
+    /// `subscribe(_:cursor:presence:)` does. `last` serves while the keyset it was started on is
+    /// still the one served under its key (one deleted and created again is another, with another
+    /// broker): its subscription is `prepared`'s and its filter was compiled from `prepared`'s text,
+    /// which compiles the same way every time. `last` must have been started from `prepared`.
+    public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
+                          repeating last: borrowing LongPoll) throws(PubNodeError) -> SubscribeStart? {
+        let keyset = try servedKeyset(prepared.request.subscribeKey)
+        guard keyset.counters === last.counters else {
+            return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
+        }
+        try authorize(prepared.access, on: keyset)
+        return try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt).map { .handshake($0) }
+    }
+
     private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, on keyset: ServedKeyset,
                            presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> SubscribeStart {
         // The prepared values are read in place: copying the request or the subscription into
         // locals would retain and release each of their strings on every poll.
         try authorize(prepared.access, on: keyset)
         let filter = try subscribeFilter(prepared.request.filter)
-        // Taken before the presence change: a handshake's client also receives its own join.
+        if let handshake = try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt) {
+            return .handshake(handshake)
+        }
+        return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
+                              broker: keyset.broker, counters: keyset.counters))
+    }
+
+    /// Refreshes the presence of an authorized poll of `prepared` (or refuses its bad state); for
+    /// a handshake (`cursor` zero), the cursor to answer with, taken *before* the refresh, so the
+    /// client also receives its own join.
+    private func refreshPresence(_ prepared: PreparedSubscribe, cursor: Timetoken, on keyset: ServedKeyset,
+                                 presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> Timetoken? {
         let handshake = cursor == .zero ? clock.current() : nil
         if let update = prepared.presence {
             receipt = try keyset.presence.refresh(update, after: receipt)
@@ -60,9 +91,7 @@ extension Node {
             // Without a uuid the state changes nothing, but bad state is still refused.
             _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)
         }
-        if let handshake { return .handshake(handshake) }
-        return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
-                              broker: keyset.broker, counters: keyset.counters))
+        return handshake
     }
 
     /// The compiled subscribe filter (from the node's cache); nil without one or when it is blank.
