@@ -74,6 +74,8 @@ extension PubNodeHTTPHandler {
             return
         }
         if let action = subscribe(kept, cursor: cursor, repeating: kept.poll!) {
+            // Refused, or a new long-poll (which `act` keeps): the last one serves no more.
+            kept.poll = nil
             act(on: action, keptBy: kept, context: context)
             return
         }

@@ -10,7 +10,9 @@ import PubNodeCore
 /// the request and the node's constant limits alone). The rest still runs per poll:
 /// `Node.subscribe(_:cursor:presence:)` looks up the keyset, authorizes (a revoked token is
 /// refused on the next poll), compiles the filter (from its cache) and refreshes presence unless
-/// `presence` shows the refresh would change nothing.
+/// `presence` shows the refresh would change nothing. A poll that can park the last one's parked
+/// poll again (`poll`) goes through `Node.subscribe(_:cursor:presence:repeating:)` instead, which
+/// does the same but keeps the last long-poll's filter, compiled from the same text.
 ///
 /// Only targets read without ambiguity are kept: exactly one `tt` parameter, written in plain
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).

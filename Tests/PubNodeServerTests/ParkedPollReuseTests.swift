@@ -63,7 +63,9 @@ final class ParkedPollReuseTests: XCTestCase {
         let parked = try XCTUnwrap(try handler(connection).state.parked)
         XCTAssertFalse(parked === late, "a new parked poll")
         XCTAssertEqual(parked.cursor.description, cursor)
-        // The late wake finds its poll answered: nothing is written, and the new poll stays parked.
+        // The late wake (its claim allowed again, as after a spurious wake) finds its poll answered:
+        // nothing is written, and the new poll stays parked.
+        late.rearm()
         late.wake()
         connection.runLoop()
         XCTAssertNil(try connection.response())
@@ -82,7 +84,9 @@ final class ParkedPollReuseTests: XCTestCase {
         _ = try node.get("/publish/pub-t/sub-t/0/room/0/1")
         connection.runLoop()
         cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
-        let old = try XCTUnwrap(try handler(connection).state.lastSubscribe?.poll)
+        // Held weakly: a strong reference here would itself keep the poll from being parked in place.
+        weak let old = try handler(connection).state.lastSubscribe?.poll
+        XCTAssertNotNil(old)
 
         try node.administer(.delete(subscribeKey: "sub-t"))
         try node.administer(.create(spec))
@@ -92,6 +96,67 @@ final class ParkedPollReuseTests: XCTestCase {
         connection.runLoop()
         let answer = try XCTUnwrap(try connection.response(), "the new keyset's publish reaches the poll")
         XCTAssertEqual(answer.json["m"]?[0]?["d"], .number("2"))
+    }
+
+    func testAPollParkedAgainAfterATimeoutOrAnAnswerItFoundStartsAfresh() throws {
+        let node = EmbeddedNode.clocked(longPollSeconds: 5, idleSeconds: 60)
+        let connection = try node.connect()
+        let loop = connection.channel.embeddedEventLoop
+        var cursor = try node.handshake("room")
+        try poll(connection, cursor)
+        weak let first = try handler(connection).state.parked
+        XCTAssertNotNil(first)
+        let parkedAgain = { (when: String) throws in
+            let parked = try XCTUnwrap(try self.handler(connection).state.parked, when)
+            XCTAssertTrue(parked === first, when)
+            XCTAssertFalse(parked.isDeferred, when)
+            XCTAssertEqual(parked.deadline, loop.now + .seconds(5), when)
+            XCTAssertEqual(node.node.hub()?.waiterCount(on: "room"), 1, when)
+        }
+        // Answered by its deadline, empty.
+        loop.advanceTime(by: .seconds(5))
+        XCTAssertEqual(try XCTUnwrap(connection.response()).json["m"], .array([]))
+        try poll(connection, cursor)
+        try parkedAgain("after a timeout")
+        // Answered at once with what it found when it arrived (through the answer queue).
+        let afterFirst = try deliver(node, connection, "m0")
+        XCTAssertEqual(afterFirst.messages, ["m0"])
+        let next = try node.publish("room", "\"m1\"")
+        try poll(connection, afterFirst.cursor)
+        let found = try XCTUnwrap(connection.response())
+        XCTAssertEqual(found.json["m"]?[0]?["d"], .string("m1"))
+        cursor = try XCTUnwrap(found.json["t"]?["t"]?.stringValue)
+        XCTAssertEqual(cursor, next)
+        try poll(connection, cursor)
+        try parkedAgain("after an answer it found on arrival")
+        XCTAssertEqual(try deliver(node, connection, "m2").messages, ["m2"])
+    }
+
+    func testAPollOnSeveralChannelsWithAFilterIsParkedAgainAndStillFiltered() throws {
+        let node = EmbeddedNode()
+        let connection = try node.connect()
+        let filter = "x%20%3D%3D%201"
+        var cursor = try node.handshake("a,b")
+        let send = { (cursor: String) throws in
+            try connection.send("GET /v2/subscribe/demo/a,b/0?uuid=u&tt=\(cursor)&filter-expr=\(filter) HTTP/1.1\r\nHost: x\r\n\r\n")
+        }
+        try send(cursor)
+        weak let first = try handler(connection).state.parked
+        XCTAssertNotNil(first)
+        for (round, channel) in ["a", "b", "a"].enumerated() {
+            try node.publish(channel, "\"skipped\"", query: "&meta=%7B%22x%22%3A2%7D")
+            connection.runLoop()
+            XCTAssertNil(try connection.response(), "round \(round): filtered out")
+            try node.publish(channel, "\"\(channel)\(round)\"", query: "&meta=%7B%22x%22%3A1%7D")
+            connection.runLoop()
+            let answer = try XCTUnwrap(connection.response(), "round \(round)")
+            XCTAssertEqual(answer.json["m"]?.arrayValue.compactMap { $0["d"]?.stringValue }, ["\(channel)\(round)"])
+            cursor = try XCTUnwrap(answer.json["t"]?["t"]?.stringValue)
+            try send(cursor)
+            XCTAssertTrue(try handler(connection).state.parked === first, "round \(round)")
+            XCTAssertEqual(node.node.hub()?.waiterCount(on: "a"), 1, "round \(round)")
+            XCTAssertEqual(node.node.hub()?.waiterCount(on: "b"), 1, "round \(round)")
+        }
     }
 
     func testAClosedConnectionLetsGoOfItsHandler() throws {

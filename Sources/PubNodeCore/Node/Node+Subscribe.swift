@@ -57,7 +57,8 @@ extension Node {
     /// broker): its subscription is `prepared`'s and its filter was compiled from `prepared`'s text,
     /// which compiles the same way every time. `last` must have been started from `prepared`.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
-                          repeating last: borrowing LongPoll) throws(PubNodeError) -> SubscribeStart? {
+                          repeating last: LongPoll) throws(PubNodeError) -> SubscribeStart? {
+        assert(last.subscription == prepared.subscription, "a long-poll repeated with another subscribe")
         let keyset = try servedKeyset(prepared.request.subscribeKey)
         guard keyset.counters === last.counters else {
             return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
