@@ -31,9 +31,7 @@ extension Router {
             }
             return self.start(start)
         } catch {
-            return answering(.object(service: "Subscribe"), keyset: prepared.request.subscribeKey) { () throws(PubNodeError) in
-                throw error
-            }
+            return refusal(error, .object(service: "Subscribe"), keyset: prepared.request.subscribeKey)
         }
     }
 

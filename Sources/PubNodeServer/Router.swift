@@ -123,13 +123,21 @@ public struct Router: Sendable {
     func answering(_ shape: ErrorResponses.Shape, keyset: String? = nil, history: Bool = false,
                    _ body: () throws(PubNodeError) -> RouteAction) -> RouteAction {
         do throws(PubNodeError) { return try body() } catch {
-            if case .invalidParameter = error, let keyset {
-                do throws(PubNodeError) {
-                    if history { try node.requireHistory(keyset) } else { try node.requireKeyset(keyset) }
-                } catch { return refuse(error, shape) }
-            }
-            return refuse(error, shape)
+            return refusal(error, shape, keyset: keyset, history: history)
         }
+    }
+
+    /// The reply refusing a request with `error` in `shape`, as `answering` gives it: for a
+    /// malformed parameter, a `keyset` that is not configured (or, with `history`, keeps no
+    /// history) is reported instead.
+    func refusal(_ error: PubNodeError, _ shape: ErrorResponses.Shape, keyset: String? = nil,
+                 history: Bool = false) -> RouteAction {
+        if case .invalidParameter = error, let keyset {
+            do throws(PubNodeError) {
+                if history { try node.requireHistory(keyset) } else { try node.requireKeyset(keyset) }
+            } catch { return refuse(error, shape) }
+        }
+        return refuse(error, shape)
     }
 
     /// Answers later with what `body` computes off the event loop (or its refusal in `shape`).
