@@ -122,6 +122,18 @@ extension ChannelHub {
         }
     }
 
+    /// Unregisters `waiter` after one of this hub's wakes reached it: a wake reaches only waiters
+    /// it takes off a topic (`WaiterSet.takeAll`), so a single-channel waiter, registered on that
+    /// one topic, is registered nowhere any more and nothing is looked up or locked; a waiter of
+    /// several topics is cancelled on the others.
+    ///
+    /// Only for a hub whose waiters nothing else wakes (a broker that also wakes them from
+    /// elsewhere, like a cluster's, cancels instead).
+    public func release(woken waiter: any Waiter, on subscription: Subscription) {
+        guard subscription.singleChannel == nil else { return }
+        cancel(waiter, on: subscription)
+    }
+
     private func register(_ waiter: any Waiter, on subscription: Subscription) {
         let now = clock.nowNanoseconds()
         for channel in subscription.channels {

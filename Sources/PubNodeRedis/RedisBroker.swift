@@ -138,6 +138,9 @@ struct RedisKeysetBroker: KeysetBroker {
         return cluster.isReady(needed) ? batch : nothing
     }
 
+    // `release(woken:)` keeps the default, a full cancel: a topic still being received wakes the
+    // polls that wait for it (`RedisCluster.ensure`), and such a poll may be registered on the hub
+    // again by then.
     func cancel(_ waiter: any Waiter, on subscription: Subscription) {
         hub.cancel(waiter, on: subscription)
     }

@@ -80,7 +80,7 @@ extension PubNodeHTTPHandler {
             if let key {
                 answerShared(poll, with: keep(ready, for: key, in: shared), keepAlive: key.keepAlive)
             } else {
-                answer(poll, with: ready)
+                answer(poll, with: ready, woken: true)
             }
             return
         }
@@ -90,7 +90,7 @@ extension PubNodeHTTPHandler {
         if poll.longPoll.isFilteredOut(ready, after: poll.cursor) { poll.cursor = ready.next }
         poll.rearm()
         if let again = Self.parkPassingFilteredOut(poll) {
-            answer(poll, with: again)
+            answer(poll, with: again, woken: true)
         } else if poll.isDeferred, let context {
             // What it found is gone (a channel's buffer dropped while it waited in the queue):
             // now a poll like any that found nothing.
@@ -146,29 +146,32 @@ extension PubNodeHTTPHandler {
     private func answerShared(_ poll: ParkedPoll, with answer: SharedAnswers.Answer, keepAlive: Bool) {
         guard let context else { return }
         poll.longPoll.delivered(answer.batch)
-        releaseParked()
+        releaseParked(woken: true)
         recordAnswer(status: 200)
         writeSerialized(answer.bytes, keepAlive: keepAlive, context: context)
     }
 
-    /// Answers the parked `poll`, if it is still the one parked.
-    func answer(_ poll: ParkedPoll, with batch: DeliveryBatch) {
+    /// Answers the parked `poll`, if it is still the one parked; `woken` when a wake led to the
+    /// answer (see `releaseParked(woken:)`).
+    func answer(_ poll: ParkedPoll, with batch: DeliveryBatch, woken: Bool = false) {
         guard state.parked === poll else { return }
         poll.longPoll.delivered(batch)
-        releaseParked()
+        releaseParked(woken: woken)
         respond(batch)
     }
 
     /// Forgets the parked poll: cancels its timeout and unregisters it; the request stays current
-    /// until its answer is written.
-    func releaseParked() {
+    /// until its answer is written. `woken`: the answer follows a wake of the poll's broker
+    /// (`pollWoken`), which may already have unregistered it (`LongPoll.release(woken:)`); a
+    /// deadline, a closed connection or a refusal cancels it everywhere.
+    func releaseParked(woken: Bool = false) {
         guard case .parked(let poll) = state.phase else { return }
         state.phase = .answering
         // A poll waiting only for its answer queue was never registered nor counted.
         guard !poll.isDeferred else { return }
         router.operations.gauges.pollReleased()
         releaseParkedPoll()
-        poll.longPoll.cancel(poll)
+        if woken { poll.longPoll.release(woken: poll) } else { poll.longPoll.cancel(poll) }
     }
 
     private func respond(_ batch: DeliveryBatch) {

@@ -21,6 +21,12 @@ final class EmbeddedNode {
         router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
+    /// `node` wired to in-memory connections (a node assembled from seams of a test's own).
+    init(node: Node) {
+        self.node = node
+        router = Router(node: node, clientLimits: ClientLimits(), operations: nil, metricsListener: false)
+    }
+
     /// A node with short clocks for timing tests: long-polls of `longPollSeconds`, connections
     /// idle after `idleSeconds`.
     static func clocked(longPollSeconds: Int = 5, idleSeconds: Int = 8) -> EmbeddedNode {

@@ -58,6 +58,11 @@ public protocol KeysetBroker: Sendable {
     /// Unregisters `waiter` from everything `subscription` listens to.
     func cancel(_ waiter: any Waiter, on subscription: Subscription)
 
+    /// Unregisters `waiter`, whose answer follows a wake of this broker's, from everything
+    /// `subscription` listens to: like `cancel`, except that a broker whose wake already took the
+    /// waiter off everything it was registered on may skip that part. The default cancels.
+    func release(woken waiter: any Waiter, on subscription: Subscription)
+
     /// Adds channels to a group (creating it); the change reaches subscribers already parked on it.
     func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError)
     /// Removes channels from a group; unknown channels are ignored.
@@ -92,6 +97,11 @@ extension KeysetBroker {
     /// Parks through `park`, dropping what it read.
     public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
         park(waiter, on: subscription, after: cursor) != nil
+    }
+
+    /// Cancels: the wake may have come from outside what the waiter is registered on.
+    public func release(woken waiter: any Waiter, on subscription: Subscription) {
+        cancel(waiter, on: subscription)
     }
 
     /// A broker keeps its groups itself unless it says otherwise.

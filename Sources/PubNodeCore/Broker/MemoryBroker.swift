@@ -53,6 +53,10 @@ struct MemoryKeysetBroker: KeysetBroker {
         hub.cancel(waiter, on: subscription)
     }
 
+    func release(woken waiter: any Waiter, on subscription: Subscription) {
+        hub.release(woken: waiter, on: subscription)
+    }
+
     func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {
         try hub.addChannels(channels, toGroup: group)
     }

@@ -148,6 +148,12 @@ public struct LongPoll: Sendable {
         broker.cancel(waiter, on: subscription)
     }
 
+    /// Unregisters `waiter`, answered after a wake: where the wake already unregistered it
+    /// (a one-channel poll on this node's own broker), nothing is looked up or locked.
+    public func release(woken waiter: any Waiter) {
+        broker.release(woken: waiter, on: subscription)
+    }
+
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
     /// cursor (the keyset and the channel); nil otherwise.
     public var sharingKey: (subscribeKey: String, channel: String)? {
