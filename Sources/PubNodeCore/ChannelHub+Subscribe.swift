@@ -125,7 +125,7 @@ extension ChannelHub {
     /// Unregisters `waiter` after one of this hub's wakes reached it: a wake reaches only waiters
     /// it takes off a topic (`WaiterSet.takeAll`), so a single-channel waiter, registered on that
     /// one topic, is registered nowhere any more and nothing is looked up or locked; a waiter of
-    /// several topics is cancelled on the others.
+    /// several topics is cancelled on all of them (the wake took it off only the one that woke it).
     ///
     /// Only for a hub whose waiters nothing else wakes (a broker that also wakes them from
     /// elsewhere, like a cluster's, cancels instead).

@@ -138,9 +138,9 @@ struct RedisKeysetBroker: KeysetBroker {
         return cluster.isReady(needed) ? batch : nothing
     }
 
-    // `release(woken:)` keeps the default, a full cancel: a topic still being received wakes the
-    // polls that wait for it (`RedisCluster.ensure`), and such a poll may be registered on the hub
-    // again by then.
+    // `release(woken:)` keeps the default, a full cancel: this broker also wakes polls from outside
+    // the hub (those `RedisCluster.ensure` queued until their topics are received, which `warm`
+    // wakes), where the hub's reasoning that a wake took the poll off its channel does not apply.
     func cancel(_ waiter: any Waiter, on subscription: Subscription) {
         hub.cancel(waiter, on: subscription)
     }

@@ -161,9 +161,11 @@ extension PubNodeHTTPHandler {
     }
 
     /// Forgets the parked poll: cancels its timeout and unregisters it; the request stays current
-    /// until its answer is written. `woken`: the answer follows a wake of the poll's broker
-    /// (`pollWoken`), which may already have unregistered it (`LongPoll.release(woken:)`); a
-    /// deadline, a closed connection or a refusal cancels it everywhere.
+    /// until its answer is written. `woken`: the answer follows a wake (`pollWoken`), after which a
+    /// one-channel poll is registered nowhere: the wake took it off its channel, and a park there
+    /// that found messages did not register it (`LongPoll.release(woken:)`; a deferred poll, never
+    /// registered, releases nothing either way). A deadline, a closed connection or a refusal
+    /// cancels it everywhere.
     func releaseParked(woken: Bool = false) {
         guard case .parked(let poll) = state.phase else { return }
         state.phase = .answering
