@@ -13,18 +13,20 @@ final class EmbeddedNode {
     let node: Node
     let router: Router
 
-    init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
-         hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits(),
-         operations: Operations? = nil, metricsListener: Bool = false, authorizer: any Authorizer = OpenAuthorizer()) {
-        node = Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), authorizer: authorizer,
-                    adminToken: adminToken, hooks: hooks)
-        router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
+    convenience init(keysets: [Keyset] = [.demo], limits: Limits = Limits(), wall: any WallClock = SystemWallClock(),
+                     hooks: HookEngine = .none(), adminToken: String? = nil, clientLimits: ClientLimits = ClientLimits(),
+                     operations: Operations? = nil, metricsListener: Bool = false,
+                     authorizer: any Authorizer = OpenAuthorizer()) {
+        self.init(node: Node(keysets: keysets, limits: limits, clock: TimetokenClock(wall: wall), authorizer: authorizer,
+                             adminToken: adminToken, hooks: hooks),
+                  clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
-    /// `node` wired to in-memory connections (a node assembled from seams of a test's own).
-    init(node: Node) {
+    /// `node` wired to in-memory connections (also a node assembled from seams of a test's own).
+    init(node: Node, clientLimits: ClientLimits = ClientLimits(), operations: Operations? = nil,
+         metricsListener: Bool = false) {
         self.node = node
-        router = Router(node: node, clientLimits: ClientLimits(), operations: nil, metricsListener: false)
+        router = Router(node: node, clientLimits: clientLimits, operations: operations, metricsListener: metricsListener)
     }
 
     /// A node with short clocks for timing tests: long-polls of `longPollSeconds`, connections
