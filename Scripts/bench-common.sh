@@ -1,14 +1,14 @@
 # Helpers shared by the benchmark scripts (sourced, not run).
 
-# Builds PRODUCT for release in $SCRATCH as it is deployed (Deploy/Dockerfile, pubnode.service):
-# with the Swift standard library and runtime linked in. Linked dynamically, every runtime call
-# (retain, release, an exclusivity check and its thread-local lookup) goes through the dynamic
-# linker's tables: about 1.3 % of a publish's profile (Docs/performance.md, fifteenth series).
-# Every script builds the same way, so one scratch folder is never rebuilt from scratch by
-# switching between them.
+# Builds PRODUCT for release in $SCRATCH as it is deployed (Scripts/build-release.sh: the Swift
+# standard library and runtime linked in, the dynamic exclusivity checks compiled out). Linked
+# dynamically, every runtime call (retain, release) goes through the dynamic linker's tables:
+# about 1.3 % of a publish's profile (Docs/performance.md, fifteenth series); the exclusivity
+# checks were 18 % of a delivery's instructions (twenty-first series). Every script builds the
+# same way, so one scratch folder is never rebuilt from scratch by switching between them.
 # (Run from anywhere: each script sets ROOT to the package.)
 release_build() {
-    swift build --package-path "$ROOT" -c release --static-swift-stdlib --product "$1" --scratch-path "$SCRATCH" >&2
+    bash "$ROOT/Scripts/build-release.sh" "$1" --scratch-path "$SCRATCH" >&2
 }
 
 # A free loopback TCP port.

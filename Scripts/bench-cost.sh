@@ -2,8 +2,8 @@
 # CPU cost of the node's hot paths: the node's own CPU time (utime + stime from /proc, all its
 # threads) over a fixed workload, divided by what the node counted (its /metrics, read outside the
 # measured window). Less sensitive to other work on a shared machine than throughput or latency.
-# (Instruction counts would be steadier still, but valgrind 3.19 cannot run this binary and the
-# machine exposes no hardware counters.)
+# (Instruction counts are steadier still: Scripts/bench-instructions.sh counts them under callgrind,
+# since the machine exposes no hardware counters.)
 #
 #   fanout   SUBS long-polls parked on one channel (uuid on each, so every poll refreshes
 #            presence), then MESSAGES publishes INTERVAL_MS apart; CPU per delivery (the answer,

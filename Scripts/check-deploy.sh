@@ -2,7 +2,9 @@
 # Checks the deployment files in Deploy/ as far as possible without a container engine:
 #
 #   - .gitignore and .dockerignore keep build folders (.build*) out of git and of the image;
-#   - the release build with --static-swift-stdlib succeeds (scratch folder .build-release);
+#   - the release build as deployed (Scripts/build-release.sh) succeeds (scratch folder
+#     .build-release), the Dockerfile builds with that script, and the binary's request path
+#     makes no dynamic exclusivity checks;
 #   - every shared library the binaries name comes from a package of the runtime image:
 #     debian:bookworm-slim's own, or one the Dockerfile installs (and ldd finds them all);
 #   - the SwiftPM resource bundle (the console files) sits next to the binary, and the
@@ -63,8 +65,8 @@ fi
 if [[ $BUILD == 1 ]]; then
     mkdir -p "$SCRATCH"
     for product in pubnode pubnode-cli; do
-        if swift build -c release --static-swift-stdlib --product "$product" --scratch-path "$SCRATCH" >"$SCRATCH/check-deploy.log" 2>&1; then
-            pass "release build of $product with --static-swift-stdlib"
+        if bash Scripts/build-release.sh "$product" --scratch-path "$SCRATCH" >"$SCRATCH/check-deploy.log" 2>&1; then
+            pass "release build of $product (Scripts/build-release.sh)"
         else
             tail -20 "$SCRATCH/check-deploy.log"
             fail "release build of $product (log: $SCRATCH/check-deploy.log)"
@@ -118,6 +120,25 @@ if grep -q 'PubNode_PubNodeServer.resources /usr/local/bin/PubNode_PubNodeServer
     pass "the Dockerfile copies the bundle next to /usr/local/bin/pubnode"
 else
     fail "the Dockerfile must copy PubNode_PubNodeServer.resources next to the binary"
+fi
+
+# --- the build as deployed ------------------------------------------------------------------
+if [[ $(grep -c 'bash Scripts/build-release.sh pubnode' Deploy/Dockerfile) -ge 2 ]]; then
+    pass "the Dockerfile builds pubnode and pubnode-cli with Scripts/build-release.sh"
+else
+    fail "the Dockerfile must build both binaries with Scripts/build-release.sh"
+fi
+# The handler's read of a request, checked, calls swift_beginAccess for its stored state. (awk
+# reads nm's whole output: stopping early would end nm with SIGPIPE, failing the pipeline.)
+read_symbol=$(nm "$BIN/pubnode" 2>/dev/null | awk '$3 ~ /^\$s13PubNodeServer0aB11HTTPHandlerC11channelRead7context4data/ && !found++ { print $3 }') || read_symbol=""
+checks=0
+[[ -z "$read_symbol" ]] || checks=$(objdump -d --no-show-raw-insn --disassemble="$read_symbol" "$BIN/pubnode" | grep -c 'swift_beginAccess') || true
+if [[ -z "$read_symbol" ]]; then
+    fail "no PubNodeHTTPHandler.channelRead symbol in $BIN/pubnode"
+elif (( checks > 0 )); then
+    fail "the release binary still makes dynamic exclusivity checks (build it with Scripts/build-release.sh)"
+else
+    pass "the release binary makes no dynamic exclusivity checks in the request path"
 fi
 
 # --- systemd unit ---------------------------------------------------------------------------

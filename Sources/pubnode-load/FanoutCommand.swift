@@ -43,6 +43,11 @@ struct FanoutCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for deliveries after the last publish was acknowledged.")
     var grace: Double = 5
 
+    /// Seconds the subscribers stay connected after the last delivery, announced on standard error
+    /// when it begins: a profiler of the server stops there, leaving the connections' close out.
+    @Option(help: "Seconds to keep the subscribers connected after every message was delivered, announced on standard error (\"fanout: holding\") when it begins.")
+    var hold: Double = 0
+
     /// Seconds allowed for publishing all messages before the run is cut short.
     @Option(help: "Seconds allowed for all publishes (default: messages × interval + 60).")
     var publishTimeout: Double?
@@ -72,8 +77,8 @@ struct FanoutCommand: AsyncParsableCommand {
         guard (filterExpr?.utf8.count ?? 0) <= 4_096, (meta?.utf8.count ?? 0) <= 4_096 else {
             throw ValidationError("--filter-expr and --meta must be at most 4096 bytes")
         }
-        guard settle >= 0, settle <= 60, grace >= 0, grace <= 600 else {
-            throw ValidationError("--settle must be in [0, 60] and --grace in [0, 600]")
+        guard settle >= 0, settle <= 60, grace >= 0, grace <= 600, hold >= 0, hold <= 600 else {
+            throw ValidationError("--settle must be in [0, 60], --grace and --hold in [0, 600]")
         }
     }
 
@@ -122,6 +127,10 @@ struct FanoutCommand: AsyncParsableCommand {
         let expected = subscribers * messages
         let complete = await Waiting.until(timeout: timedOut ? 0 : grace) { progress.delivered >= expected }
         let clientCPU = ProcessCPU.seconds() - cpuStart
+        if hold > 0 {
+            Console.note("fanout: holding \(progress.parked) subscribers for \(hold) s")
+            await Waiting.sleep(seconds: hold)
+        }
         await fleet.stop(task)
         let delivery = LatencySummary(samples: await fleet.latencies())
         let perMessage = byMessage ? await fleet.latenciesByMessage() : [:]
