@@ -5,7 +5,7 @@
 #
 # Why (Docs/architecture.md, "The release build"): a dynamic exclusivity check is a call into the
 # runtime that records each access to a class's stored property, a global or an escaping closure's
-# capture in a per-thread set. On the fan-out path they were 16 % of the instructions a delivery
+# capture in a per-thread set. On the fan-out path they were 18 % of the instructions a delivery
 # executes, more than half of them in SwiftNIO's own code (Docs/performance.md, twenty-first
 # series). Debug builds, which every test, the interop and browser suites and the fuzzers run,
 # keep them, as do the compile-time checks in every build.
