@@ -26,13 +26,15 @@
 # Usage: Scripts/bench-instructions.sh fanout|publish [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or floor, nchan], SCRATCH [.build],
 #   PUBNODE_BIN [release build], PUBNODE_ARGS [--event-loop-threads 1], SUBS [1000],
-#   FIRST_MESSAGES [2], MESSAGES [7], INTERVAL_MS [1000], CONNECTIONS [16], DURATION [10],
+#   FIRST_MESSAGES [2], MESSAGES [7], INTERVAL_MS [1000], HOLD [30: seconds the subscribers stay
+#   connected after the last delivery, within which they must all park again], CONNECTIONS [16], DURATION [10],
 #   PAYLOAD [16], TOP [0: also print the functions with the most instructions of their own, this
 #   many, from the longer run], CALLGRIND_OUT [unset: keep that run's callgrind file here, for
 #   callgrind_annotate], CACHE_SIM [unset: set to also simulate the caches (`--cache-sim=yes`,
-#   the host's cache sizes) and print misses per unit: I1mr, D1mr, D1mw first-level instruction,
+#   the host's cache sizes) and print data reads and writes (Dr, Dw) and misses per unit: I1mr, D1mr, D1mw first-level instruction,
 #   data-read and data-write misses, ILmr, DLmr, DLmw last-level ones; several times slower].
 set -euo pipefail
+shopt -s inherit_errexit   # $(fanout N) stops at its first failure too
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=Scripts/bench-common.sh
@@ -40,7 +42,7 @@ source "$ROOT/Scripts/bench-common.sh"
 MODE=${1:?usage: bench-instructions.sh fanout|publish [--no-build]}
 SCRATCH=${SCRATCH:-$ROOT/.build}
 SUBS=${SUBS:-1000} FIRST_MESSAGES=${FIRST_MESSAGES:-2} MESSAGES=${MESSAGES:-7} INTERVAL_MS=${INTERVAL_MS:-1000}
-CONNECTIONS=${CONNECTIONS:-16} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} TOP=${TOP:-0}
+HOLD=${HOLD:-30} CONNECTIONS=${CONNECTIONS:-16} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} TOP=${TOP:-0}
 SERVER=${SERVER:-pubnode}
 if ! command -v valgrind >/dev/null || ! command -v objcopy >/dev/null; then   # valgrind; objcopy is binutils'
     if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -116,19 +118,21 @@ finish() {  # dumps the counts; prints the totals counted, keeps the file as $WO
         [[ -n "$out" ]] && grep -q '^totals:' "$out" && break
         sleep 0.2
     done
-    [[ -n "$out" ]] || { log "callgrind wrote no counts"; exit 1; }
+    [[ -n "$out" ]] && grep -q '^totals:' "$out" || { log "callgrind wrote no complete counts"; exit 1; }
     mv "$out" "$WORK/last.out"
     stop
     awk '/^totals:/ { $1 = ""; print }' "$WORK/last.out"   # every event's total (Ir first)
 }
 
 fanout() {  # fanout MESSAGES: instructions over that many messages' deliveries
-    trap stop EXIT   # run as $(fanout N), a subshell the script's own trap does not reach
+    # Run as $(fanout N), a subshell the script's own trap does not reach.
+    load=""
+    trap 'stop; [[ -z "$load" ]] || kill "$load" 2>/dev/null || true' EXIT
     start
     "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" \
-        --messages "$1" --interval-ms "$INTERVAL_MS" --settle 5 --hold 10 --park-timeout 600 \
+        --messages "$1" --interval-ms "$INTERVAL_MS" --settle 5 --hold "$HOLD" --park-timeout 600 \
         --channel instructions-fan >"$WORK/load.json" 2>&1 &
-    local load=$!
+    load=$!
     until [[ $(parked) -ge $SUBS ]]; do
         kill -0 "$load" 2>/dev/null || { cat "$WORK/load.json" >&2; exit 1; }
         sleep 0.5
@@ -177,6 +181,6 @@ if len(names) > 1:   # CACHE_SIM: callgrind's simulated cache misses (D1: first 
 REPORT
 if (( TOP > 0 )); then
     # Each function's own instructions (over the whole of the longer run) and its name.
-    callgrind_annotate "$WORK/last.out" 2>/dev/null | awk '/^-+$/ { d++ } d >= 4 && /^ *[0-9,]+ / { print }' |
+    callgrind_annotate "$WORK/last.out" 2>/dev/null | awk '/^-+$/ { d++ } d >= 6 && /^ *[0-9,]+ / { print }' |
         head -n "$TOP" | sed -E 's/ \[[^]]*\]$//'
 fi

@@ -33,7 +33,7 @@ for argument in "$@"; do
     case "$argument" in
         --no-build) BUILD=0 ;;
         --no-run) RUN=0 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option: $argument" >&2; exit 2 ;;
     esac
 done
@@ -123,7 +123,7 @@ else
 fi
 
 # --- the build as deployed ------------------------------------------------------------------
-if [[ $(grep -c 'bash Scripts/build-release.sh pubnode' Deploy/Dockerfile) -ge 2 ]]; then
+if grep -qE 'build-release\.sh pubnode( |\\|$)' Deploy/Dockerfile && grep -q 'build-release\.sh pubnode-cli' Deploy/Dockerfile; then
     pass "the Dockerfile builds pubnode and pubnode-cli with Scripts/build-release.sh"
 else
     fail "the Dockerfile must build both binaries with Scripts/build-release.sh"
@@ -131,10 +131,13 @@ fi
 # The handler's read of a request, checked, calls swift_beginAccess for its stored state. (awk
 # reads nm's whole output: stopping early would end nm with SIGPIPE, failing the pipeline.)
 read_symbol=$(nm "$BIN/pubnode" 2>/dev/null | awk '$3 ~ /^\$s13PubNodeServer0aB11HTTPHandlerC11channelRead7context4data/ && !found++ { print $3 }') || read_symbol=""
-checks=0
-[[ -z "$read_symbol" ]] || checks=$(objdump -d --no-show-raw-insn --disassemble="$read_symbol" "$BIN/pubnode" | grep -c 'swift_beginAccess') || true
+listing=""
+[[ -z "$read_symbol" ]] || listing=$(objdump -d --no-show-raw-insn --disassemble="$read_symbol" "$BIN/pubnode" 2>/dev/null) || listing=""
+checks=$(grep -c 'swift_beginAccess' <<<"$listing") || true
 if [[ -z "$read_symbol" ]]; then
     fail "no PubNodeHTTPHandler.channelRead symbol in $BIN/pubnode"
+elif ! grep -qF "<$read_symbol>:" <<<"$listing"; then
+    fail "objdump could not disassemble $read_symbol"
 elif (( checks > 0 )); then
     fail "the release binary still makes dynamic exclusivity checks (build it with Scripts/build-release.sh)"
 else

@@ -13,7 +13,7 @@ final class FanoutCommandTests: XCTestCase {
     /// A negative or overlong hold is refused with the option named.
     func testHoldOutOfRangeIsRefused() {
         for value in ["-1", "601"] {
-            XCTAssertThrowsError(try FanoutCommand.parse(["--hold", value])) { error in
+            XCTAssertThrowsError(try FanoutCommand.parse(["--hold=\(value)"])) { error in
                 XCTAssertTrue(FanoutCommand.message(for: error).contains("--hold"), "\(value): \(error)")
             }
         }
