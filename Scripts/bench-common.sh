@@ -25,3 +25,56 @@ result_field() {
 # Flags that lift the per-address connection and parked-poll limits: a load generator opens
 # thousands of connections from one address. Left unquoted where used.
 PUBNODE_UNLIMITED="--client-connection-limit 0 --client-parked-limit 0"
+
+# Starts Nchan (nginx with Deploy/nchan/nginx.conf) in the background on loopback PORT, its prefix
+# DIR made afresh: nchan_start DIR PORT WORKERS [WRAPPER...]. WORKERS is nginx's worker_processes,
+# or `single` for one process without a master (the process a profiler can wrap). Its output goes
+# to DIR/stdout.log; NCHAN_PID is the process started (the master, or the single process).
+nchan_start() {
+    local dir=$1 port=$2 workers=$3 processes
+    shift 3
+    rm -rf "$dir" && mkdir -p "$dir/tmp" "$dir/logs"
+    sed "s/127\.0\.0\.1:9080/127.0.0.1:$port/" "$ROOT/Deploy/nchan/nginx.conf" >"$dir/nginx.conf"
+    processes="worker_processes $workers;"
+    [[ "$workers" == single ]] && processes="master_process off;"
+    "$@" nginx -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" \
+        -g "daemon off; $processes worker_rlimit_nofile $(ulimit -n); pid $dir/nginx.pid;" >"$dir/stdout.log" 2>&1 &
+    NCHAN_PID=$!
+}
+
+# Starts PubNode in the background as the cost scripts measure it: on loopback PORT with metrics
+# on METRICS_PORT, history off, no per-client limits, PUBNODE_ARGS (one event loop unless given):
+# pubnode_start BIN DIR [WRAPPER...], its data in DIR/data and its output in DIR/node.log.
+# PUBNODE_PID is the process started.
+pubnode_start() {
+    local bin=$1 dir=$2
+    shift 2
+    rm -rf "$dir/data"
+    # shellcheck disable=SC2086 # PUBNODE_UNLIMITED and PUBNODE_ARGS are lists of flags
+    "$@" "$bin" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED \
+        --data-dir "$dir/data" --history-enabled false --log-level error ${PUBNODE_ARGS:---event-loop-threads 1} \
+        >"$dir/node.log" 2>&1 &
+    PUBNODE_PID=$!
+}
+
+# Waits until URL answers anything, an HTTP error included, while PID lives; at most TRIES tries
+# 0.2 s apart: wait_answer URL PID [TRIES, 300]. Fails if PID ends or the time runs out.
+wait_answer() {
+    local url=$1 pid=$2 tries=${3:-300}
+    for _ in $(seq 1 "$tries"); do
+        curl -s -o /dev/null "$url" && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.2
+    done
+    return 1
+}
+
+# Long-polls a server holds on one fan-out channel, with PORT (and for PubNode METRICS_PORT) set:
+# fanout_parked SERVER CHANNEL, SERVER being pubnode, floor (`pubnode-load floor`) or nchan.
+fanout_parked() {
+    case "$1" in
+    nchan) curl -s "http://127.0.0.1:$PORT/pub?id=$2" | awk '/^active subscribers:/ { n = $3 } END { print n + 0 }' ;;
+    floor) curl -sf "http://127.0.0.1:$PORT/parked" || echo 0 ;;
+    *) curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk '$1 ~ /^pubnode_parked_polls({|$)/ { s += $2 } END { print s + 0 }' ;;
+    esac
+}

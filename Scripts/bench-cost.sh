@@ -59,44 +59,28 @@ ulimit -n 65536 2>/dev/null || true
 log() { echo "bench-cost: $*" >&2; }
 
 PORT=$(free_port) METRICS_PORT=$(free_port)
-if [[ "$SERVER" == nchan ]]; then
-    mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
-    sed "s/127\.0\.0\.1:9080/127.0.0.1:$PORT/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
-    nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
-        -g "daemon off; worker_processes 1; worker_rlimit_nofile $(ulimit -n); pid $WORK/nginx/nginx.pid;" \
-        >"$WORK/node.log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 300); do curl -s "http://127.0.0.1:$PORT/pub?id=cost-probe" >/dev/null 2>&1 && break; sleep 0.1; done
-    NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)
-elif [[ "$SERVER" == floor ]]; then
+case "$SERVER" in
+nchan)
+    nchan_start "$WORK/nginx" "$PORT" 1
+    SERVER_PID=$NCHAN_PID probe="http://127.0.0.1:$PORT/pub?id=cost-probe" ;;
+floor)
     if [[ "$MODE" == fanout && "${FLOOR_THREADS:-1}" != 1 ]]; then
         log "fan-out against the floor needs FLOOR_THREADS=1 (each loop wakes only its own polls)"; exit 2
     fi
     "$LOAD" floor --port "$PORT" --threads "${FLOOR_THREADS:-1}" --seconds 900 >"$WORK/node.log" 2>&1 &
-    SERVER_PID=$!
-    NODE_PID=$SERVER_PID
-    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/parked" >/dev/null 2>&1 && break; sleep 0.1; done
-else
-    # shellcheck disable=SC2086
-    "$BIN" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED --data-dir "$WORK/data" \
-        --history-enabled false --log-level error ${PUBNODE_ARGS:---event-loop-threads 1} >"$WORK/node.log" 2>&1 &
-    SERVER_PID=$!
-    NODE_PID=$SERVER_PID
-    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$PORT/time/0" >/dev/null 2>&1 && break; sleep 0.1; done
-fi
+    SERVER_PID=$! probe="http://127.0.0.1:$PORT/parked" ;;
+*)
+    pubnode_start "$BIN" "$WORK"
+    SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
+esac
+wait_answer "$probe" "$SERVER_PID" || { cat "$WORK/node.log" "$WORK/nginx/stdout.log" 2>/dev/null >&2; exit 1; }
+NODE_PID=$SERVER_PID
+[[ "$SERVER" == nchan ]] && NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)   # its one worker
 
 metric() {  # metric NAME: summed value of a series from the metrics port
     curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $2 } END { printf "%.0f", s }'
 }
-parked() {  # long-polls the server holds on the fan-out channel
-    if [[ "$SERVER" == nchan ]]; then
-        curl -s "http://127.0.0.1:$PORT/pub?id=cost-fan" | awk '/^active subscribers:/ { n = $3 } END { print n + 0 }'
-    elif [[ "$SERVER" == floor ]]; then
-        curl -sf "http://127.0.0.1:$PORT/parked" || echo 0
-    else
-        metric pubnode_parked_polls
-    fi
-}
+parked() { fanout_parked "$SERVER" cost-fan; }
 counted() {  # counted METRIC: the node's metric for PubNode; for the others, what the load tool counted
     if [[ "$SERVER" != pubnode ]]; then echo 0; else metric "$1"; fi
 }

@@ -26,13 +26,18 @@
 # Usage: Scripts/bench-instructions.sh fanout|publish [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or floor, nchan], SCRATCH [.build],
 #   PUBNODE_BIN [release build], PUBNODE_ARGS [--event-loop-threads 1], SUBS [1000],
+#   CHANNEL [instructions-fan: the fan-out channel; 16 bytes, one past what a Swift string holds
+#   without an allocation of its own, where bench.sh's names (fan10000-NNNNN) fit],
 #   FIRST_MESSAGES [2], MESSAGES [7], INTERVAL_MS [1000], HOLD [30: seconds the subscribers stay
 #   connected after the last delivery, within which they must all park again], CONNECTIONS [16], DURATION [10],
 #   PAYLOAD [16], TOP [0: also print the functions with the most instructions of their own, this
 #   many, from the longer run], CALLGRIND_OUT [unset: keep that run's callgrind file here, for
 #   callgrind_annotate], CACHE_SIM [unset: set to also simulate the caches (`--cache-sim=yes`,
 #   the host's cache sizes) and print data reads and writes (Dr, Dw) and misses per unit: I1mr, D1mr, D1mw first-level instruction,
-#   data-read and data-write misses, ILmr, DLmr, DLmw last-level ones; several times slower].
+#   data-read and data-write misses, ILmr, DLmr, DLmw last-level ones; several times slower],
+#   CACHE_LL [unset: with CACHE_SIM, the simulated last-level cache as SIZE,WAYS,LINE, e.g.
+#   1048576,16,64 for one core's second-level cache, so that 1,000 subscribers' objects overflow it
+#   as 10,000 overflow the host's larger caches].
 set -euo pipefail
 shopt -s inherit_errexit   # $(fanout N) stops at its first failure too
 
@@ -41,7 +46,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/Scripts/bench-common.sh"
 MODE=${1:?usage: bench-instructions.sh fanout|publish [--no-build]}
 SCRATCH=${SCRATCH:-$ROOT/.build}
-SUBS=${SUBS:-1000} FIRST_MESSAGES=${FIRST_MESSAGES:-2} MESSAGES=${MESSAGES:-7} INTERVAL_MS=${INTERVAL_MS:-1000}
+CHANNEL=${CHANNEL:-instructions-fan} SUBS=${SUBS:-1000} FIRST_MESSAGES=${FIRST_MESSAGES:-2} MESSAGES=${MESSAGES:-7} INTERVAL_MS=${INTERVAL_MS:-1000}
 HOLD=${HOLD:-30} CONNECTIONS=${CONNECTIONS:-16} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} TOP=${TOP:-0}
 SERVER=${SERVER:-pubnode}
 if ! command -v valgrind >/dev/null || ! command -v objcopy >/dev/null; then   # valgrind; objcopy is binutils'
@@ -75,41 +80,25 @@ esac
 
 start() {  # starts the server under callgrind, instrumentation off, and waits until it answers
     PORT=$(free_port) METRICS_PORT=$(free_port)
-    rm -rf "$WORK/data" "$WORK/nginx" "$WORK"/callgrind.out*
+    rm -f "$WORK"/callgrind.out*
     local grind=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out")
     [[ -z "${CACHE_SIM:-}" ]] || grind+=(--cache-sim=yes)
+    [[ -z "${CACHE_LL:-}" ]] || grind+=(--LL="$CACHE_LL")
     case "$SERVER" in
     nchan)
-        # One process, no master: the worker is the process valgrind runs.
-        mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
-        sed "s/127\.0\.0\.1:9080/127.0.0.1:$PORT/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
-        "${grind[@]}" nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
-            -g "daemon off; master_process off; worker_rlimit_nofile $(ulimit -n); pid $WORK/nginx/nginx.pid;" \
-            >"$WORK/node.log" 2>&1 &
-        probe="http://127.0.0.1:$PORT/pub?id=instructions-probe" ;;
+        nchan_start "$WORK/nginx" "$PORT" single "${grind[@]}"   # the one process is the one valgrind runs
+        SERVER_PID=$NCHAN_PID probe="http://127.0.0.1:$PORT/pub?id=instructions-probe" ;;
     floor)
         "${grind[@]}" "$WORK/server" floor --port "$PORT" --threads 1 --seconds 3600 >"$WORK/node.log" 2>&1 &
-        probe="http://127.0.0.1:$PORT/parked" ;;
+        SERVER_PID=$! probe="http://127.0.0.1:$PORT/parked" ;;
     pubnode)
-        # shellcheck disable=SC2086
-        "${grind[@]}" "$WORK/server" --host 127.0.0.1 --port "$PORT" --metrics-port "$METRICS_PORT" $PUBNODE_UNLIMITED \
-            --data-dir "$WORK/data" --history-enabled false --log-level error ${PUBNODE_ARGS:---event-loop-threads 1} \
-            >"$WORK/node.log" 2>&1 &
-        probe="http://127.0.0.1:$PORT/time/0" ;;
+        pubnode_start "$WORK/server" "$WORK" "${grind[@]}"
+        SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
     esac
-    SERVER_PID=$!
-    # Up once it answers anything (Nchan answers a channel with no publisher yet with a 404).
-    for _ in $(seq 1 600); do curl -s -o /dev/null "$probe" && return; sleep 0.2; done
-    cat "$WORK/node.log" >&2; exit 1
+    wait_answer "$probe" "$SERVER_PID" 600 || { cat "$WORK/node.log" "$WORK/nginx/stdout.log" 2>/dev/null >&2; exit 1; }
 }
 grind() { callgrind_control "$@" "$SERVER_PID" >/dev/null 2>&1; }   # -i on, -i off, -z (zero), -d (dump)
-parked() {  # long-polls the server holds on the fan-out channel
-    case "$SERVER" in
-    nchan) curl -s "http://127.0.0.1:$PORT/pub?id=instructions-fan" | awk '/^active subscribers:/ { n = $3 } END { print n + 0 }' ;;
-    floor) curl -sf "http://127.0.0.1:$PORT/parked" || echo 0 ;;
-    *) curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk '$1 ~ /^pubnode_parked_polls({|$)/ { s += $2 } END { print s + 0 }' ;;
-    esac
-}
+parked() { fanout_parked "$SERVER" "$CHANNEL"; }
 finish() {  # dumps the counts; prints the totals counted, keeps the file as $WORK/last.out
     grind -d
     local out
@@ -131,7 +120,7 @@ fanout() {  # fanout MESSAGES: instructions over that many messages' deliveries
     start
     "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" \
         --messages "$1" --interval-ms "$INTERVAL_MS" --settle 5 --hold "$HOLD" --park-timeout 600 \
-        --channel instructions-fan >"$WORK/load.json" 2>&1 &
+        --channel "$CHANNEL" >"$WORK/load.json" 2>&1 &
     load=$!
     until [[ $(parked) -ge $SUBS ]]; do
         kill -0 "$load" 2>/dev/null || { cat "$WORK/load.json" >&2; exit 1; }

@@ -330,17 +330,14 @@ run_pubnode() {
 run_nchan() {
     local port nginx_pid
     port=$(free_port)
-    rm -rf "$WORK/nginx" && mkdir -p "$WORK/nginx/tmp" "$WORK/nginx/logs"
-    sed "s/127\.0\.0\.1:9080/127.0.0.1:$port/" "$ROOT/Deploy/nchan/nginx.conf" >"$WORK/nginx/nginx.conf"
     log "starting nginx+nchan ($NCHAN_WORKERS worker(s)) on 127.0.0.1:$port"
-    nginx -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" \
-        -g "daemon off; worker_processes $NCHAN_WORKERS; worker_rlimit_nofile $(ulimit -n); pid $WORK/nginx/nginx.pid;" \
-        >"$WORK/nginx.log" 2>&1 &
-    nginx_pid=$!
+    nchan_start "$WORK/nginx" "$port" "$NCHAN_WORKERS"
+    nginx_pid=$NCHAN_PID
     STARTED_PIDS+=("$nginx_pid")
     wait_port "$port" "$nginx_pid"
     run_suite nchan nchan "$port" "$nginx_pid"
     cp "$WORK/nginx/error.log" "$WORK/nginx-error.log" 2>/dev/null || true
+    cp "$WORK/nginx/stdout.log" "$WORK/nginx.log" 2>/dev/null || true
     kill "$nginx_pid" 2>/dev/null || true
     wait "$nginx_pid" 2>/dev/null || true
 }
