@@ -81,7 +81,7 @@ final class RedisCluster: Sendable {
             if rewarm { again.append((topic, state)) }
         }
         // Groups are read again only once changes to them are heard, so none is missed between.
-        subscriber.subscribe([controlChannel]).whenComplete { result in
+        subscriber.subscribe([controlChannel]).whenComplete { [again] result in
             if case .failure(let error) = result {
                 self.logger.error("cluster control channel not subscribed", metadata: ["error": "\(error)"])
             }

@@ -25,7 +25,8 @@ extension HTTPRequestParser {
     /// Only a head of at most `maxKeptHeadBytes` that frames no body, keeps the connection open
     /// and has no empty lines before it is kept; its target is not (the template holds no received
     /// bytes). A connection's kept head is replaced by the next head parsed in full, and lives as
-    /// long as the connection.
+    /// long as the connection. With a `KeptHeadBank`, connections of one loop keeping equal bytes
+    /// share their storage.
     struct KeptHead: Sendable {
         /// The head as read, its target emptied.
         var template: RequestHead
@@ -50,7 +51,7 @@ extension HTTPRequestParser {
         var template = head
         template.target = ByteBuffer()
         // The request line is `METHOD SP target SP version`: the target starts after the first space.
-        let kept = buffer.withUnsafeReadableBytes { raw -> KeptHead in
+        var kept = buffer.withUnsafeReadableBytes { raw -> KeptHead in
             let targetStart = raw.firstIndex(of: .space)! + 1
             let targetEnd = targetStart + head.target.readableBytes
             var bytes = [UInt8]()
@@ -59,6 +60,7 @@ extension HTTPRequestParser {
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[targetEnd..<end]))
             return KeptHead(template: template, bytes: bytes, targetStart: targetStart)
         }
+        bank?.share(&kept)
         self.kept = kept
     }
 

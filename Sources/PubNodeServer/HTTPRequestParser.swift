@@ -87,6 +87,9 @@ public struct HTTPRequestParser: Sendable {
     var buffer: ByteBuffer?
     /// The last head read in full that may serve as the next one's template (`KeptHead`).
     var kept: KeptHead?
+    /// Where a kept head's bytes are shared with the other connections of the loop; nil keeps
+    /// a copy of its own.
+    var bank: KeptHeadBank?
 
     /// A parser refusing heads over `maxHeadBytes`.
     public init(maxHeadBytes: Int) {

@@ -3,7 +3,7 @@ import PubNodeCore
 import Synchronization
 
 /// The polls of one event loop waiting to be answered: those a publish woke, and those that found
-/// their messages when they arrived. It also holds the loop's `LoopClock`.
+/// their messages when they arrived. It also holds the loop's `LoopClock` and `KeptHeadBank`.
 ///
 /// A publish that wakes 10,000 parked subscribers costs one lock and one task per event loop, not
 /// one per subscriber, and answering starts after the loop has handled the rest of what it read in
@@ -23,6 +23,8 @@ final class LoopWakeQueue: WakeGroup {
     let loop: any EventLoop
     /// The clock of the loop's connections.
     let clock: LoopClock
+    /// The heads the loop's connections keep, shared between those that send the same bytes.
+    let heads: KeptHeadBank
     private let pending = Mutex(Pending())
     private let uninterruptedNanoseconds = Atomic<Int64>(LoopWakeQueue.defaultMaxUninterrupted.nanoseconds)
 
@@ -54,6 +56,7 @@ final class LoopWakeQueue: WakeGroup {
     init(loop: any EventLoop, idleConnectionSeconds: Int) {
         self.loop = loop
         self.clock = LoopClock(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
+        self.heads = KeptHeadBank(loop: loop)
     }
 
     /// Adds a woken poll (or one that found its messages at once).

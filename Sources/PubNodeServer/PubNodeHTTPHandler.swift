@@ -15,7 +15,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxQueuedParts = 64
 
     let router: Router
-    let limits: Limits
+    /// What the handler reads of the node's limits.
+    let limits: ConnectionLimits
     /// The request metrics, nil when metrics are off.
     let httpMetrics: HTTPMetrics?
     var context: ChannelHandlerContext?
@@ -37,7 +38,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     init(router: Router) {
         self.router = router
-        self.limits = router.node.limits
+        self.limits = ConnectionLimits(router.node.limits)
         self.httpMetrics = router.operations.metrics?.http
         self.parser = HTTPRequestParser(maxHeadBytes: router.node.limits.maxHeadBytes)
     }
@@ -45,7 +46,9 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.allocator = context.channel.allocator
-        self.wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
+        let wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
+        self.wakeQueue = wakeQueue
+        parser.bank = wakeQueue.heads
         if context.channel.isActive {
             admitClient(context: context)
             startClocks(context: context)
