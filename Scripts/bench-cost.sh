@@ -73,9 +73,12 @@ floor)
     pubnode_start "$BIN" "$WORK"
     SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
 esac
-wait_answer "$probe" "$SERVER_PID" || { cat "$WORK/node.log" "$WORK/nginx/stdout.log" 2>/dev/null >&2; exit 1; }
+server_log() { cat "$WORK/node.log" "$WORK/nginx/stdout.log" "$WORK/nginx/error.log" 2>/dev/null >&2 || true; }
+wait_answer "$probe" "$SERVER_PID" || { server_log; exit 1; }
 NODE_PID=$SERVER_PID
-[[ "$SERVER" == nchan ]] && NODE_PID=$(pgrep -P "$SERVER_PID" | head -1)   # its one worker
+if [[ "$SERVER" == nchan ]]; then   # its one worker
+    NODE_PID=$(pgrep -P "$SERVER_PID" | head -1) || { log "nginx started no worker"; server_log; exit 1; }
+fi
 
 metric() {  # metric NAME: summed value of a series from the metrics port
     curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $2 } END { printf "%.0f", s }'
@@ -102,7 +105,7 @@ fanout)
         --interval-ms "$INTERVAL_MS" --settle 2 --channel cost-fan ${BY_MESSAGE:+--by-message} >"$WORK/load.json" 2>&1 &
     load=$!
     until [[ $(parked) -ge $SUBS ]]; do
-        kill -0 "$NODE_PID" 2>/dev/null || { cat "$WORK/node.log" >&2; exit 1; }
+        kill -0 "$NODE_PID" 2>/dev/null || { server_log; exit 1; }
         sleep 0.2
     done
     before=$(counted pubnode_messages_delivered_total); profile; read -r t0 u0 < <(ticks)

@@ -137,6 +137,9 @@ cleanup() {
     done
     if [[ -n "$RESULTS_DIR" ]]; then
         mkdir -p "$RESULTS_DIR"
+        # Nchan's logs live under its prefix: kept even when its run stopped early.
+        cp "$WORK/nginx/error.log" "$WORK/nginx-error.log" 2>/dev/null || true
+        cp "$WORK/nginx/stdout.log" "$WORK/nginx.log" 2>/dev/null || true
         cp "$WORK"/*.json "$WORK"/*.log "$RESULTS_DIR"/ 2>/dev/null || true
     fi
     rm -rf "$WORK"

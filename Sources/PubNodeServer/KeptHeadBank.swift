@@ -10,7 +10,10 @@ import NIOCore
 /// bank, a connection keeping a head whose bytes another connection of the loop already keeps
 /// takes that copy's storage (the bytes and the field lines of its template), so the loop's
 /// comparisons read lines that stay in cache, and each connection holds a reference instead of a
-/// copy. What a head means does not change: the bytes shared are equal to the connection's own.
+/// copy. What a head means does not change: the bytes shared are equal to the connection's own,
+/// and heads are held by their bytes and whether their field lines were read (a poll's template
+/// keeps none, a `/time` request's keeps them), so a head takes field lines only from one read the
+/// same way.
 ///
 /// At most `capacity` distinct heads are kept; when it is full and another one comes, the bank
 /// starts over, so its memory is bounded whatever heads arrive (a connection keeps whatever it
@@ -24,8 +27,21 @@ final class KeptHeadBank: @unchecked Sendable {
 
     /// The loop whose connections share these heads.
     let loop: any EventLoop
-    /// A head's bytes (its target left out) and its template's field lines.
-    private var heads: [[UInt8]: String] = [:]
+    /// The field lines of each head held, by its bytes and whether its field lines were read.
+    private var heads: [Key: String] = [:]
+
+    /// A head's bytes (its target left out) and whether the parse kept its field lines: equal
+    /// bytes give different templates for a family that reads no field (an empty field block)
+    /// and one that does.
+    private struct Key: Hashable {
+        var bytes: [UInt8]
+        var fieldsUnread: Bool
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(fieldsUnread)
+        }
+    }
 
     /// A bank for `loop`'s connections.
     init(loop: any EventLoop) {
@@ -38,17 +54,19 @@ final class KeptHeadBank: @unchecked Sendable {
     /// Gives `head` the bank's storage of equal bytes and field lines when it holds them, or
     /// adds them when it does not.
     func share(_ head: inout HTTPRequestParser.KeptHead) {
-        loop.assertInEventLoop()
-        if let index = heads.index(forKey: head.bytes) {
-            let (bytes, fieldBlock) = heads[index]
-            // Equal bytes hold equal field lines; compared byte for byte (not as Unicode text), so
-            // a head never takes another's.
+        // A full parse, not every request: checked in release builds too.
+        loop.preconditionInEventLoop()
+        let key = Key(bytes: head.bytes, fieldsUnread: head.template.fieldsUnread)
+        if let index = heads.index(forKey: key) {
+            let (held, fieldBlock) = heads[index]
+            // The same bytes read the same way give the same field lines; compared byte for
+            // byte anyway (not as Unicode text), so a head never takes other lines than its own.
             guard fieldBlock.utf8.elementsEqual(head.template.fieldBlock.utf8) else { return }
-            head.bytes = bytes
+            head.bytes = held.bytes
             head.template.fieldBlock = fieldBlock
             return
         }
         if heads.count >= Self.capacity { heads.removeAll(keepingCapacity: true) }
-        heads[head.bytes] = head.template.fieldBlock
+        heads[key] = head.template.fieldBlock
     }
 }

@@ -7,6 +7,8 @@ import XCTest
 /// connection still reads its own heads exactly as before.
 final class KeptHeadBankTests: XCTestCase {
     let fields = "Host: 127.0.0.1:8090\r\nUser-Agent: PubNub-Python/10.8.0\r\nAccept-Encoding: gzip\r\n\r\n"
+    /// `fields` as a head keeps them: without the closing empty line.
+    var fieldLines: String { String(decoding: Array(fields.utf8).dropLast(2), as: UTF8.self) }
 
     /// A parser using `bank` that has read `head` in full.
     func parser(after head: String, bank: KeptHeadBank?) throws -> HTTPRequestParser {
@@ -22,7 +24,7 @@ final class KeptHeadBankTests: XCTestCase {
         parser.kept?.bytes.withUnsafeBytes { $0.baseAddress }
     }
 
-    /// Where a kept head's field lines are stored (nil for a string held inline).
+    /// Where a kept head's field lines are stored (for a string held inline, a temporary copy's).
     func fieldStorage(_ parser: HTTPRequestParser) -> UnsafeRawPointer? {
         var block = parser.kept?.template.fieldBlock
         return block?.withUTF8 { UnsafeRawPointer($0.baseAddress) }
@@ -39,20 +41,39 @@ final class KeptHeadBankTests: XCTestCase {
 
     func testEqualHeadsOnOneLoopShareOneCopy() throws {
         let bank = KeptHeadBank(loop: EmbeddedEventLoop())
-        var first = try parser(after: "GET /v2/subscribe/demo/c/0?tt=1 HTTP/1.1\r\n" + fields, bank: bank)
-        var second = try parser(after: "GET /v2/subscribe/demo/c/0?tt=2 HTTP/1.1\r\n" + fields, bank: bank)
+        // `/time` keeps its field lines (longer than a string holds inline), a subscribe none.
+        var first = try parser(after: "GET /time/1 HTTP/1.1\r\n" + fields, bank: bank)
+        var second = try parser(after: "GET /time/2 HTTP/1.1\r\n" + fields, bank: bank)
         XCTAssertEqual(bank.count, 1)
         XCTAssertNotNil(storage(first))
         XCTAssertEqual(storage(first), storage(second))
-        XCTAssertNotNil(fieldStorage(first))
+        XCTAssertGreaterThan(first.kept?.template.fieldBlock.utf8.count ?? 0, 15)
         XCTAssertEqual(fieldStorage(first), fieldStorage(second))
         // Each still reads its next head off the shared copy, with its own target.
-        let a = try XCTUnwrap(next(&first, "GET /v2/subscribe/demo/c/0?tt=3 HTTP/1.1\r\n" + fields))
-        let b = try XCTUnwrap(next(&second, "GET /v2/subscribe/demo/c/0?tt=4 HTTP/1.1\r\n" + fields))
-        XCTAssertEqual(a.uri, "/v2/subscribe/demo/c/0?tt=3")
-        XCTAssertEqual(b.uri, "/v2/subscribe/demo/c/0?tt=4")
+        let a = try XCTUnwrap(next(&first, "GET /time/3 HTTP/1.1\r\n" + fields))
+        let b = try XCTUnwrap(next(&second, "GET /time/4 HTTP/1.1\r\n" + fields))
+        XCTAssertEqual(a.uri, "/time/3")
+        XCTAssertEqual(b.uri, "/time/4")
         XCTAssertTrue(a.kept)
         XCTAssertTrue(b.kept)
+        XCTAssertEqual(a.fields, fieldLines)
+    }
+
+    func testAHeadKeptWithoutItsFieldLinesNeitherLendsNorTakesThem() throws {
+        let bank = KeptHeadBank(loop: EmbeddedEventLoop())
+        // The same bytes: a subscribe's template keeps no field lines, a `/time` one keeps them.
+        var subscriber = try parser(after: "GET /v2/subscribe/demo/c/0?tt=1 HTTP/1.1\r\n" + fields, bank: bank)
+        var timer = try parser(after: "GET /time/0 HTTP/1.1\r\n" + fields, bank: bank)
+        let other = try parser(after: "GET /time/1 HTTP/1.1\r\n" + fields, bank: bank)
+        XCTAssertEqual(bank.count, 2)
+        XCTAssertEqual(storage(timer), storage(other))
+        XCTAssertEqual(fieldStorage(timer), fieldStorage(other))
+        let time = try XCTUnwrap(next(&timer, "GET /time/2 HTTP/1.1\r\n" + fields))
+        XCTAssertTrue(time.kept)
+        XCTAssertEqual(time.fields, fieldLines)
+        let poll = try XCTUnwrap(next(&subscriber, "GET /v2/subscribe/demo/c/0?tt=2 HTTP/1.1\r\n" + fields))
+        XCTAssertTrue(poll.kept)
+        XCTAssertEqual(poll.fields, "")
     }
 
     func testHeadsThatDifferKeepTheirOwnBytes() throws {
@@ -71,6 +92,7 @@ final class KeptHeadBankTests: XCTestCase {
         XCTAssertTrue(own.fields.contains("10.8.1"))
     }
 
+    /// The control for the others: what they see shared is the bank's doing.
     func testWithoutABankEachParserKeepsItsOwnCopy() throws {
         let first = try parser(after: "GET /time/0 HTTP/1.1\r\n" + fields, bank: nil)
         let second = try parser(after: "GET /time/1 HTTP/1.1\r\n" + fields, bank: nil)
