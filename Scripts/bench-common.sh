@@ -78,3 +78,30 @@ fanout_parked() {
     *) curl -sf "http://127.0.0.1:$METRICS_PORT/metrics" | awk '$1 ~ /^pubnode_parked_polls({|$)/ { s += $2 } END { print s + 0 }' ;;
     esac
 }
+
+# Prints to standard error what a server started by server_start wrote (its log; Nchan's logs).
+server_log() { cat "$WORK/node.log" "$WORK/nginx/stdout.log" "$WORK/nginx/error.log" 2>/dev/null >&2 || true; }
+
+# Starts the server under test in the background and waits until it answers, with WORK, PORT and
+# METRICS_PORT set: server_start SERVER BIN NGINX_WORKERS TRIES [WRAPPER...]. SERVER is pubnode
+# (BIN the node, started by pubnode_start), floor (BIN the load tool, on FLOOR_THREADS loops, one
+# unless set) or nchan (NGINX_WORKERS as nchan_start takes it); TRIES as wait_answer takes it; a
+# WRAPPER (valgrind, say) runs the server's process. Sets SERVER_PID, the process started; if the
+# server does not answer, prints its log and exits.
+server_start() {
+    local server=$1 bin=$2 workers=$3 tries=$4 probe
+    shift 4
+    case "$server" in
+    nchan)
+        nchan_start "$WORK/nginx" "$PORT" "$workers" "$@"
+        SERVER_PID=$NCHAN_PID probe="http://127.0.0.1:$PORT/pub?id=probe" ;;
+    floor)
+        "$@" "$bin" floor --port "$PORT" --threads "${FLOOR_THREADS:-1}" --seconds 3600 >"$WORK/node.log" 2>&1 &
+        SERVER_PID=$! probe="http://127.0.0.1:$PORT/parked" ;;
+    pubnode)
+        pubnode_start "$bin" "$WORK" "$@"
+        SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
+    *) echo "unknown server: $server" >&2; exit 2 ;;
+    esac
+    wait_answer "$probe" "$SERVER_PID" "$tries" || { server_log; exit 1; }
+}

@@ -59,22 +59,12 @@ ulimit -n 65536 2>/dev/null || true
 log() { echo "bench-cost: $*" >&2; }
 
 PORT=$(free_port) METRICS_PORT=$(free_port)
-case "$SERVER" in
-nchan)
-    nchan_start "$WORK/nginx" "$PORT" 1
-    SERVER_PID=$NCHAN_PID probe="http://127.0.0.1:$PORT/pub?id=cost-probe" ;;
-floor)
-    if [[ "$MODE" == fanout && "${FLOOR_THREADS:-1}" != 1 ]]; then
-        log "fan-out against the floor needs FLOOR_THREADS=1 (each loop wakes only its own polls)"; exit 2
-    fi
-    "$LOAD" floor --port "$PORT" --threads "${FLOOR_THREADS:-1}" --seconds 900 >"$WORK/node.log" 2>&1 &
-    SERVER_PID=$! probe="http://127.0.0.1:$PORT/parked" ;;
-*)
-    pubnode_start "$BIN" "$WORK"
-    SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
-esac
-server_log() { cat "$WORK/node.log" "$WORK/nginx/stdout.log" "$WORK/nginx/error.log" 2>/dev/null >&2 || true; }
-wait_answer "$probe" "$SERVER_PID" || { server_log; exit 1; }
+if [[ "$SERVER" == floor && "$MODE" == fanout && "${FLOOR_THREADS:-1}" != 1 ]]; then
+    log "fan-out against the floor needs FLOOR_THREADS=1 (each loop wakes only its own polls)"; exit 2
+fi
+SERVER_BIN=$BIN
+[[ "$SERVER" == floor ]] && SERVER_BIN=$LOAD
+server_start "$SERVER" "$SERVER_BIN" 1 300
 NODE_PID=$SERVER_PID
 if [[ "$SERVER" == nchan ]]; then   # its one worker
     NODE_PID=$(pgrep -P "$SERVER_PID" | head -1) || { log "nginx started no worker"; server_log; exit 1; }

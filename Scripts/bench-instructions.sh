@@ -84,18 +84,8 @@ start() {  # starts the server under callgrind, instrumentation off, and waits u
     local grind=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out")
     [[ -z "${CACHE_SIM:-}" ]] || grind+=(--cache-sim=yes)
     [[ -z "${CACHE_LL:-}" ]] || grind+=(--LL="$CACHE_LL")
-    case "$SERVER" in
-    nchan)
-        nchan_start "$WORK/nginx" "$PORT" single "${grind[@]}"   # the one process is the one valgrind runs
-        SERVER_PID=$NCHAN_PID probe="http://127.0.0.1:$PORT/pub?id=instructions-probe" ;;
-    floor)
-        "${grind[@]}" "$WORK/server" floor --port "$PORT" --threads 1 --seconds 3600 >"$WORK/node.log" 2>&1 &
-        SERVER_PID=$! probe="http://127.0.0.1:$PORT/parked" ;;
-    pubnode)
-        pubnode_start "$WORK/server" "$WORK" "${grind[@]}"
-        SERVER_PID=$PUBNODE_PID probe="http://127.0.0.1:$PORT/time/0" ;;
-    esac
-    wait_answer "$probe" "$SERVER_PID" 600 || { cat "$WORK/node.log" "$WORK/nginx/stdout.log" 2>/dev/null >&2 || true; exit 1; }
+    # Nchan as one process (no master): the process valgrind runs is the one serving.
+    FLOOR_THREADS=1 server_start "$SERVER" "$WORK/server" single 600 "${grind[@]}"
 }
 grind() { callgrind_control "$@" "$SERVER_PID" >/dev/null 2>&1; }   # -i on, -i off, -z (zero), -d (dump)
 parked() { fanout_parked "$SERVER" "$CHANNEL"; }
