@@ -26,15 +26,35 @@ extension HTTPRequestParser {
     /// and has no empty lines before it is kept; its target is not (the template holds no received
     /// bytes). A connection's kept head is replaced by the next head parsed in full, and lives as
     /// long as the connection. With a `KeptHeadBank`, connections of one loop keeping equal bytes
-    /// share their storage.
-    struct KeptHead: Sendable {
+    /// share one instance.
+    ///
+    /// A class, immutable: the parser holds one reference, so a connection's state does not carry
+    /// a copy of the template, and connections sharing a kept head read one copy that stays in
+    /// cache rather than each its own.
+    final class KeptHead: Sendable {
         /// The head as read, its target emptied.
-        var template: RequestHead
+        let template: RequestHead
         /// The head's bytes without its target: the method and space, then the rest of the head
         /// from the space after the target through the closing CRLF CRLF.
-        var bytes: [UInt8]
+        let bytes: [UInt8]
         /// Where the target began, which is where the bytes after it begin in `bytes`.
-        var targetStart: Int
+        let targetStart: Int
+
+        /// A kept head of `template`, whose bytes without its target are `bytes`.
+        init(template: RequestHead, bytes: [UInt8], targetStart: Int) {
+            self.template = template
+            self.bytes = bytes
+            self.targetStart = targetStart
+        }
+
+        /// The template's head with `target` and its `family`, built field by field off the
+        /// template in place: passing the template on would copy it (retaining its strings).
+        func head(target: ByteBuffer, family: RequestFamily) -> RequestHead {
+            RequestHead(method: template.method, target: target, family: family, minorVersion: template.minorVersion,
+                        keepAlive: template.keepAlive, contentLength: template.contentLength, chunked: template.chunked,
+                        contentEncoding: template.contentEncoding, fieldCount: template.fieldCount,
+                        fieldBlock: template.fieldBlock)
+        }
     }
 
     /// Most bytes of a head kept for comparison.
@@ -51,7 +71,7 @@ extension HTTPRequestParser {
         var template = head
         template.target = ByteBuffer()
         // The request line is `METHOD SP target SP version`: the target starts after the first space.
-        var kept = buffer.withUnsafeReadableBytes { raw -> KeptHead in
+        let kept = buffer.withUnsafeReadableBytes { raw -> KeptHead in
             let targetStart = raw.firstIndex(of: .space)! + 1
             let targetEnd = targetStart + head.target.readableBytes
             var bytes = [UInt8]()
@@ -60,18 +80,17 @@ extension HTTPRequestParser {
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[targetEnd..<end]))
             return KeptHead(template: template, bytes: bytes, targetStart: targetStart)
         }
-        bank?.share(&kept)
-        self.kept = kept
+        self.kept = bank?.share(kept) ?? kept
     }
 
     /// Reads the buffered head as the kept head with another target, when there is a kept head
     /// and the buffered one is it; nil (with nothing consumed) when it is not, or not yet all
     /// received.
     mutating func readKeptHead() -> Part? {
-        guard let bytes = buffer, kept != nil else { return nil }
-        let (limit, targetStart) = (maxHeadBytes, kept!.targetStart)
+        guard let bytes = buffer, let kept else { return nil }
+        let (limit, targetStart) = (maxHeadBytes, kept.targetStart)
         let matched: (targetEnd: Int, end: Int)? = bytes.withUnsafeReadableBytes { raw in
-            kept!.bytes.withUnsafeBytes { keptBytes in
+            kept.bytes.withUnsafeBytes { keptBytes in
                 Self.match(raw, kept: keptBytes, targetStart: targetStart, limit: limit)
             }
         }
@@ -79,9 +98,10 @@ extension HTTPRequestParser {
         let target = bytes.getSlice(at: bytes.readerIndex + targetStart, length: targetEnd - targetStart)!
         let family = target.withUnsafeReadableBytes { RequestFamily(target: $0) }
         // The field lines are kept for some families only: the template's serve only a head that
-        // treats them alike.
-        guard family.fieldsUnread == kept!.template.fieldsUnread else { return nil }
-        return finishHead(RequestHead(repeating: kept!.template, target: target, family: family), end: end)
+        // treats them alike. (Read through `family`: a computed property of the template would
+        // be called on a copy of it.)
+        guard family.fieldsUnread == kept.template.family.fieldsUnread else { return nil }
+        return finishHead(kept.head(target: target, family: family), end: end)
     }
 
     /// Where the target and the head end in `raw` when `raw` begins with a head that is `kept`

@@ -87,8 +87,8 @@ public struct HTTPRequestParser: Sendable {
     var buffer: ByteBuffer?
     /// The last head read in full that may serve as the next one's template (`KeptHead`).
     var kept: KeptHead?
-    /// Where a kept head's bytes are shared with the other connections of the loop; nil keeps
-    /// a copy of its own.
+    /// Where kept heads are shared with the other connections of the loop; nil keeps one of its
+    /// own.
     var bank: KeptHeadBank?
 
     /// A parser refusing heads over `maxHeadBytes`.

@@ -8,12 +8,13 @@ import NIOCore
 /// the bank each kept its own copy: with thousands of subscribers woken at once, each comparison
 /// then reads a few cache lines no other connection shares, which memory has to supply. With the
 /// bank, a connection keeping a head whose bytes another connection of the loop already keeps
-/// takes that copy's storage (the bytes and the field lines of its template), so the loop's
-/// comparisons read lines that stay in cache, and each connection holds a reference instead of a
-/// copy. What a head means does not change: the bytes shared are equal to the connection's own,
-/// and heads are held by their bytes and whether their field lines were read (a poll's template
-/// keeps none, a `/time` request's keeps them), so a head takes field lines only from one read the
-/// same way.
+/// takes that connection's kept head (one immutable object: the bytes and the template), so the
+/// loop's comparisons read lines that stay in cache, and each connection holds a reference instead
+/// of a copy. What a head means does not change: the template's method, version, framing and
+/// field lines are read off those same bytes, its target is empty and each head read off it gets
+/// its own target and family; heads are held by their bytes and whether their field lines were read
+/// (a poll's template keeps none, a `/time` request's keeps them), so a head takes a template only
+/// from one read the same way.
 ///
 /// At most `capacity` distinct heads are kept; when it is full and another one comes, the bank
 /// starts over, so its memory is bounded whatever heads arrive (a connection keeps whatever it
@@ -27,8 +28,8 @@ final class KeptHeadBank: @unchecked Sendable {
 
     /// The loop whose connections share these heads.
     let loop: any EventLoop
-    /// The field lines of each head held, by its bytes and whether its field lines were read.
-    private var heads: [Key: String] = [:]
+    /// The heads held, by their bytes and whether their field lines were read.
+    private var heads: [Key: HTTPRequestParser.KeptHead] = [:]
 
     /// A head's bytes (its target left out) and whether the parse kept its field lines: equal
     /// bytes give different templates for a family that reads no field (an empty field block)
@@ -51,22 +52,21 @@ final class KeptHeadBank: @unchecked Sendable {
     /// Distinct heads held now.
     var count: Int { heads.count }
 
-    /// Gives `head` the bank's storage of equal bytes and field lines when it holds them, or
-    /// adds them when it does not.
-    func share(_ head: inout HTTPRequestParser.KeptHead) {
+    /// The bank's kept head equal to `head` when it holds one, or `head` itself, which it then
+    /// holds for the next connections.
+    func share(_ head: HTTPRequestParser.KeptHead) -> HTTPRequestParser.KeptHead {
         // A full parse, not every request: checked in release builds too.
         loop.preconditionInEventLoop()
         let key = Key(bytes: head.bytes, fieldsUnread: head.template.fieldsUnread)
-        if let index = heads.index(forKey: key) {
-            let (held, fieldBlock) = heads[index]
-            // The same bytes read the same way give the same field lines; compared byte for
-            // byte anyway (not as Unicode text), so a head never takes other lines than its own.
-            guard fieldBlock.utf8.elementsEqual(head.template.fieldBlock.utf8) else { return }
-            head.bytes = held.bytes
-            head.template.fieldBlock = fieldBlock
-            return
+        if let held = heads[key] {
+            // The same bytes read the same way give the same head; its field lines are compared
+            // byte for byte anyway (not as Unicode text), so a head never takes other lines than
+            // its own.
+            guard held.template.fieldBlock.utf8.elementsEqual(head.template.fieldBlock.utf8) else { return head }
+            return held
         }
         if heads.count >= Self.capacity { heads.removeAll(keepingCapacity: true) }
-        heads[key] = head.template.fieldBlock
+        heads[key] = head
+        return head
     }
 }

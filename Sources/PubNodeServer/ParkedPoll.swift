@@ -9,16 +9,22 @@ import Synchronization
 /// Publishers on any thread wake it; the work of answering always runs on the connection's event
 /// loop. `claimed` makes concurrent wakes collapse into one answer.
 ///
-/// `@unchecked Sendable`: `cursor` and `deadline` are read and written only on the connection's
-/// event loop (`queue.loop`), by the handler that owns the poll; every other field is immutable or
-/// atomic.
+/// `@unchecked Sendable`: `owner` is used, and `cursor`, `deadline` and `isDeferred` are read and
+/// written, only on the connection's event loop (`queue.loop`), by the handler that owns the poll or
+/// by that loop's answer queue; every other field is immutable or atomic.
 /// Keeping the long-poll here, in the one object a park allocates anyway, means the connection's
 /// phase holds a single reference: reading it costs one retain, not one per field of the poll.
 final class ParkedPoll: Waiter, @unchecked Sendable {
-    /// The handler that owns this poll; touched only on its event loop.
-    private let owner: NIOLoopBound<PubNodeHTTPHandler>
+    /// The handler that owns this poll; touched only on its event loop. A plain reference (not an
+    /// `NIOLoopBound`, which keeps the loop beside it and checks it on every read): the poll is
+    /// woken in a fan-out with thousands of others, and every byte of it is read from memory.
+    private let owner: PubNodeHTTPHandler
     private let queue: LoopWakeQueue
     private let claimed = Atomic<Bool>(false)
+    /// It found messages when it arrived and waits only for its loop's answer queue
+    /// (`LoopWakeQueue`): registered nowhere, not counted among parked polls, no deadline. Event
+    /// loop only. (Beside `claimed`, in the bytes its alignment leaves.)
+    var isDeferred = false
     /// What it listens to. A constant, so that the handler reads it in place: a variable would be
     /// copied (every field retained and released) for each call made on it.
     let longPoll: LongPoll
@@ -28,14 +34,10 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// When it is answered with no messages and its `cursor` (the long-poll timeout after it parked); set
     /// when it parks. Event loop only.
     var deadline = NIODeadline.distantFuture
-    /// It found messages when it arrived and waits only for its loop's answer queue
-    /// (`LoopWakeQueue`): registered nowhere, not counted among parked polls, no deadline. Event
-    /// loop only.
-    var isDeferred = false
 
     /// A poll of `longPoll` from `cursor` (by default the client's).
     init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll, cursor: Timetoken? = nil) {
-        self.owner = NIOLoopBound(owner, eventLoop: queue.loop)
+        self.owner = owner
         self.queue = queue
         // The cursor first: the long-poll then moves into place instead of being copied.
         self.cursor = cursor ?? longPoll.cursor
@@ -77,7 +79,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
 
     /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one chunk.
     func fire(sharing shared: SharedAnswers) {
-        owner.value.pollWoken(self, sharing: shared)
+        assert(queue.loop.inEventLoop, "a poll answered off its connection's loop")
+        owner.pollWoken(self, sharing: shared)
     }
 }
 

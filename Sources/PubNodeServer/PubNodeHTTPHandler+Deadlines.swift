@@ -14,13 +14,15 @@ import PubNodeCore
 ///   client cannot hold a connection by dripping a byte now and then; a late one is answered 408.
 ///   Only a read that leaves a request unfinished reads the clock and arms the single check; a
 ///   request that arrives whole in one read (nearly all of them) costs nothing.
+///
+/// `active` and `arrivingSince` are set and read on every request, the rest rarely: they come first.
 struct ConnectionClocks {
     /// Something was read or answered since the last idle check.
     var active = true
-    /// Idle checks in a row that found no activity.
-    var quietChecks = 0
     /// When the request now arriving sent its first byte; nil between requests.
     var arrivingSince: NIODeadline?
+    /// Idle checks in a row that found no activity.
+    var quietChecks = 0
     /// The one pending arrival check, if armed.
     var arrivalCheck: Scheduled<Void>?
 

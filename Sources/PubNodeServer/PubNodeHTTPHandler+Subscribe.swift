@@ -57,6 +57,7 @@ extension PubNodeHTTPHandler {
         }
         // The loop's clock answers it once this has passed.
         poll.deadline = context.eventLoop.now + .seconds(Int64(limits.longPollTimeoutSeconds))
+        if let clockSlot { wakeQueue?.clock.schedule(slot: clockSlot, at: poll.deadline) }
         state.phase = .parked(poll)
         state.wasParked = true
         // A parked connection is answered from its chunk's shared buffers: it keeps no spare.

@@ -14,27 +14,32 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Most request parts held behind an outstanding answer before the connection is closed.
     static let maxQueuedParts = 64
 
+    // The stored properties are in the order a delivery reads them: what every poll and answer
+    // reads first, what only some requests or the loop's clock read last. A fan-out wakes
+    // thousands of connections whose handlers are no longer in cache; each line of a handler a
+    // woken poll reads is one more wait for memory (Docs/performance.md, twenty-third series).
+
     let router: Router
     /// What the handler reads of the node's limits.
     let limits: ConnectionLimits
-    /// The request metrics, nil when metrics are off.
-    let httpMetrics: HTTPMetrics?
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
+    /// The request metrics, nil when metrics are off.
+    let httpMetrics: HTTPMetrics?
+    /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
+    var clockSlot: Int?
     var state = ConnectionState()
     /// The connection's received bytes, read into requests.
     var parser: HTTPRequestParser
-    /// The idle and request-arrival clocks.
-    var clocks = ConnectionClocks()
-    /// This connection's standing with the per-client limits.
-    var client = ClientStanding()
-    /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
-    var clockSlot: Int?
-    /// The channel's allocator, read once (the channel's getter retains and releases on each call).
-    var allocator = ByteBufferAllocator()
     /// The last response's buffer, serialized into again once the socket has let go of it
     /// (`responseBuffer(capacity:)`); nil while a poll is parked.
     var spareResponse: ByteBuffer?
+    /// This connection's standing with the per-client limits.
+    var client = ClientStanding()
+    /// The idle and request-arrival clocks.
+    var clocks = ConnectionClocks()
+    /// The channel's allocator, read once (the channel's getter retains and releases on each call).
+    var allocator = ByteBufferAllocator()
 
     init(router: Router) {
         self.router = router

@@ -103,14 +103,3 @@ public struct RequestHead: Sendable {
         target = own
     }
 }
-
-extension RequestHead {
-    /// `template`'s head with another target and family, built field by field: copying the
-    /// template whole and then replacing its target retained and released what it replaced.
-    init(repeating template: borrowing RequestHead, target: ByteBuffer, family: RequestFamily) {
-        self.init(method: template.method, target: target, family: family, minorVersion: template.minorVersion,
-                  keepAlive: template.keepAlive, contentLength: template.contentLength, chunked: template.chunked,
-                  contentEncoding: template.contentEncoding, fieldCount: template.fieldCount,
-                  fieldBlock: template.fieldBlock)
-    }
-}

@@ -21,7 +21,10 @@ public enum RouteAction: Sendable {
 /// calls the node and encodes the result in PubNub's shape (errors through `ErrorResponses`).
 /// It holds no domain state and touches no broker, hub or presence store. Pure: no sockets, so it
 /// is tested directly.
-public struct Router: Sendable {
+///
+/// A class, immutable: each connection's handler holds one reference to the server's router, which
+/// stays in cache, rather than a copy of its six fields in every handler.
+public final class Router: Sendable {
     /// The node every operation goes to.
     public let node: Node
     /// The region reported in timetoken objects.

@@ -89,4 +89,38 @@ final class LoopClockTests: XCTestCase {
         loop.advanceTime(by: .seconds(5))
         XCTAssertEqual(try next.response()?.status, 200, "a restarted clock answers at the deadline")
     }
+
+    func testATickVisitsOnlyTheConnectionsWhoseDeadlineItReached() throws {
+        // Idle checks every 15 s: none within this test.
+        let embedded = EmbeddedNode.clocked(longPollSeconds: 5, idleSeconds: 60)
+        let loop = EmbeddedEventLoop()
+        let clock = clock(embedded, loop)
+        let (a, b) = (try embedded.handshake("a"), try embedded.handshake("b"))
+        let first = try embedded.connect(on: loop), second = try embedded.connect(on: loop)
+        let idle = try embedded.connect(on: loop)
+        try first.send("GET /v2/subscribe/demo/a/0?tt=\(a)&uuid=u1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try second.send("GET /v2/subscribe/demo/a/0?tt=\(a)&uuid=u2 HTTP/1.1\r\nHost: x\r\n\r\n")
+        loop.advanceTime(by: .seconds(2))
+        XCTAssertEqual(clock.visited, 0, "nothing due at 1 s and 2 s")
+        let late = try embedded.connect(on: loop)
+        try late.send("GET /v2/subscribe/demo/b/0?tt=\(b)&uuid=u3 HTTP/1.1\r\nHost: x\r\n\r\n")
+        loop.advanceTime(by: .seconds(1)) // 3 s
+        XCTAssertEqual(clock.visited, 0)
+        // Answered by a publish before its deadline (7 s), and then silent.
+        try embedded.publish("b", "1")
+        XCTAssertEqual(try late.response()?.status, 200)
+        loop.advanceTime(by: .seconds(2)) // 5 s
+        XCTAssertEqual(clock.visited, 2, "the two polls parked at 0 s, and no other connection")
+        XCTAssertEqual(try first.response()?.status, 200)
+        XCTAssertEqual(try second.response()?.status, 200)
+        loop.advanceTime(by: .seconds(1)) // 6 s
+        XCTAssertEqual(clock.visited, 0)
+        loop.advanceTime(by: .seconds(1)) // 7 s: the answered poll's deadline, visited to no effect
+        XCTAssertEqual(clock.visited, 1)
+        XCTAssertNil(try late.response())
+        XCTAssertTrue(late.isOpen)
+        XCTAssertTrue(idle.isOpen)
+        loop.advanceTime(by: .seconds(1))
+        XCTAssertEqual(clock.visited, 0, "visited once")
+    }
 }

@@ -43,10 +43,17 @@ final class AccessControl: Sendable {
     /// Unix seconds now.
     var now: UInt64 { clock.nowNanoseconds() / 1_000_000_000 }
 
+    /// Whether `check` looks at a request of `operation` on `keyset` at all: where the keyset
+    /// enforces Access Manager, and for granting or revoking tokens (signed with the secret key)
+    /// on any keyset. Any other request is allowed without being read.
+    static func applies(to operation: AccessRequest.Operation, on keyset: ServedKeyset) -> Bool {
+        keyset.accessManager || operation.managesTokens
+    }
+
     /// Allows `request` on `keyset` or throws PubNub's refusal.
     func check(_ request: AccessRequest, keyset: ServedKeyset) throws(PubNodeError) {
-        let administers = request.operation == .grantToken || request.operation == .revokeToken
-        guard keyset.accessManager || administers else { return }
+        guard Self.applies(to: request.operation, on: keyset) else { return }
+        let administers = request.operation.managesTokens
         if let signed = request.signature {
             try verify(signed, publishKey: request.publishKey, keyset: keyset)
             return

@@ -182,4 +182,8 @@ extension AccessRequest.Operation {
     /// Whether the operation puts a message on a channel (publish, signal, fire): what a keyset's
     /// publish rate limits.
     public var publishes: Bool { self == .publish || self == .signal || self == .fire }
+
+    /// Whether the operation grants or revokes Access Manager tokens: checked by Access Manager
+    /// (a signature with the secret key) even on a keyset that does not enforce it.
+    var managesTokens: Bool { self == .grantToken || self == .revokeToken }
 }

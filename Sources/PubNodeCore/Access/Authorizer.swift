@@ -20,15 +20,24 @@ public struct OpenAuthorizer: Authorizer {
 /// keyset policy: what `Node` consults, whatever policy it was given.
 public struct NodeAuthorizer: Authorizer {
     /// The keyset policy.
-    public var policy: any Authorizer
+    public var policy: any Authorizer {
+        didSet { allowsEveryKeysetOperation = policy is OpenAuthorizer }
+    }
     /// The operator's token; nil refuses the operator's endpoints.
     public var adminToken: String?
 
     /// Creates the node's authorization point.
     public init(policy: any Authorizer = OpenAuthorizer(), adminToken: String? = nil) {
         self.policy = policy
+        self.allowsEveryKeysetOperation = policy is OpenAuthorizer
         self.adminToken = adminToken
     }
+
+    /// Whether every request but the operator's (`administer`) is allowed without asking: the
+    /// policy is the open one. The node's authorization point then does not build or copy a
+    /// request only to be told yes (`Node.authorize(_:on:request:)`).
+    /// Told once per policy: a cast on every request would cost more than the call it saves.
+    public private(set) var allowsEveryKeysetOperation: Bool
 
     /// Checks the admin token for `administer`, otherwise asks the policy.
     public func authorize(_ request: AccessRequest) throws(PubNodeError) {

@@ -63,7 +63,7 @@ extension Node {
         guard keyset.counters === last.counters else {
             return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
         }
-        try authorize(prepared.access, on: keyset)
+        try authorize(prepared, on: keyset)
         return try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt).map { .handshake($0) }
     }
 
@@ -71,13 +71,19 @@ extension Node {
                            presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> SubscribeStart {
         // The prepared values are read in place: copying the request or the subscription into
         // locals would retain and release each of their strings on every poll.
-        try authorize(prepared.access, on: keyset)
+        try authorize(prepared, on: keyset)
         let filter = try subscribeFilter(prepared.request.filter)
         if let handshake = try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt) {
             return .handshake(handshake)
         }
         return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
                               broker: keyset.broker, counters: keyset.counters))
+    }
+
+    /// Authorizes a poll of `prepared` (whose access request is always a subscribe's, `prepare(_:)`),
+    /// reading that request only if a check needs more than its operation.
+    private func authorize(_ prepared: PreparedSubscribe, on keyset: ServedKeyset) throws(PubNodeError) {
+        try authorize(.subscribe, on: keyset, request: prepared.access)
     }
 
     /// Refreshes the presence of an authorized poll of `prepared` (or refuses its bad state); for

@@ -112,9 +112,20 @@ public final class Node: Sendable {
     /// up its budget (unauthenticated floods meet the per-client limits, and a cached token costs
     /// a lookup).
     func authorize(_ request: AccessRequest, on keyset: ServedKeyset) throws(PubNodeError) {
+        try authorize(request.operation, on: keyset, request: request)
+    }
+
+    /// `authorize(_:on:)` of a request of `operation`, read only by the checks that need more
+    /// than its operation: Access Manager where the keyset enforces it (or the operation manages
+    /// tokens), and a policy other than the open one. A long-poll repeating a prepared subscribe
+    /// (`subscribe(_:cursor:presence:repeating:)`) on an open keyset then reads none of the
+    /// request it keeps, which a woken subscriber's poll would otherwise copy out of memory
+    /// no longer in cache.
+    func authorize(_ operation: AccessRequest.Operation, on keyset: ServedKeyset,
+                   request: @autoclosure () -> AccessRequest) throws(PubNodeError) {
         if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        try access.check(request, keyset: keyset)
-        if let limiter = keyset.publishLimiter, request.operation.publishes, let retry = limiter.admit() {
+        if AccessControl.applies(to: operation, on: keyset) { try access.check(request(), keyset: keyset) }
+        if let limiter = keyset.publishLimiter, operation.publishes, let retry = limiter.admit() {
             keyset.counters.publishRefusals.add(1, ordering: .relaxed)
             throw .tooManyRequests(retryAfter: retry)
         }
@@ -122,7 +133,7 @@ public final class Node: Sendable {
             keyset.counters.requestRefusals.add(1, ordering: .relaxed)
             throw .tooManyRequests(retryAfter: retry)
         }
-        try authorizer.authorize(request)
+        if operation == .administer || !authorizer.allowsEveryKeysetOperation { try authorizer.authorize(request()) }
     }
 
     /// The operator's endpoints' authorization, through the single authorization point: the

@@ -40,23 +40,27 @@ public struct SubscribeRequest: Sendable {
 /// authorized as, not a decision: `Node.subscribe(_:cursor:presence:)` authorizes every poll.
 ///
 /// A class, immutable: a transport passes it for each poll at the cost of one retain, where a
-/// value would retain every string and array it holds.
+/// value would retain every string and array it holds. Its stored properties are in the order a
+/// repeated poll reads them (the presence refresh, then the subscribe key): a woken subscriber's
+/// next poll reads the first two cache lines of it and no more when its keyset asks nothing of
+/// the access request (`Node.subscribe(_:cursor:presence:repeating:)`).
 public final class PreparedSubscribe: Sendable {
+    /// The presence refresh each poll makes, nil without a uuid: built once, since it depends on
+    /// the request alone.
+    let presence: PresenceUpdate?
     /// The request as decoded (its own cursor is not used: each poll gives one).
     public let request: SubscribeRequest
     /// What it listens to.
     let subscription: Subscription
-    /// What each poll is authorized as (read access to everything it listens to): built once,
-    /// since it depends on the request alone.
+    /// What each poll is authorized as (read access to everything it listens to): built once like
+    /// `presence`.
     let access: AccessRequest
-    /// The presence refresh each poll makes, nil without a uuid: built once like `access`.
-    let presence: PresenceUpdate?
 
     init(request: SubscribeRequest, subscription: Subscription, access: AccessRequest, presence: PresenceUpdate?) {
+        self.presence = presence
         self.request = request
         self.subscription = subscription
         self.access = access
-        self.presence = presence
     }
 }
 
