@@ -79,6 +79,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
 
     /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one chunk.
     func fire(sharing shared: SharedAnswers) {
+        // Only `LoopWakeQueue` calls this, from a task it runs on its loop, which is this poll's
+        // (`queue.loop`): checked in debug builds, not on every delivery of a release build.
         assert(queue.loop.inEventLoop, "a poll answered off its connection's loop")
         owner.pollWoken(self, sharing: shared)
     }

@@ -50,7 +50,8 @@ final class KeptHeadBankTests: XCTestCase {
         XCTAssertTrue(first.kept === second.kept, "one kept head, not two equal ones")
         XCTAssertGreaterThan(first.kept?.template.fieldBlock.utf8.count ?? 0, 15)
         XCTAssertEqual(fieldStorage(first), fieldStorage(second))
-        // Each still reads its next head off the shared copy, with its own target.
+        // Each still reads its next head off the shared bytes, with its own target (`next` marks
+        // the template in a kept head of its own, over the same bytes).
         let a = try XCTUnwrap(next(&first, "GET /time/3 HTTP/1.1\r\n" + fields))
         let b = try XCTUnwrap(next(&second, "GET /time/4 HTTP/1.1\r\n" + fields))
         XCTAssertEqual(a.uri, "/time/3")

@@ -14,17 +14,23 @@ final class LoopClockTests: XCTestCase {
         embedded.router.wakeQueues.queue(for: loop).clock
     }
 
+    /// `count` connections on `loop`, each parking a long-poll on `c` from `cursor`, one a second
+    /// from now.
+    private func parkOneASecond(_ count: Int, _ embedded: EmbeddedNode, _ loop: EmbeddedEventLoop,
+                                from cursor: String) throws -> [Connection] {
+        try (0..<count).map { index in
+            let connection = try embedded.connect(on: loop)
+            try connection.send("GET /v2/subscribe/demo/c/0?tt=\(cursor)&uuid=u\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+            loop.advanceTime(by: .seconds(1))
+            return connection
+        }
+    }
+
     func testEachPollIsAnsweredAtItsOwnDeadlineWhileOthersComeAndGo() throws {
         let embedded = node()
         let loop = EmbeddedEventLoop()
         let cursor = try embedded.handshake("c")
-        var connections: [Connection] = []
-        for index in 0..<4 {
-            let connection = try embedded.connect(on: loop)
-            try connection.send("GET /v2/subscribe/demo/c/0?tt=\(cursor)&uuid=u\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
-            connections.append(connection)
-            loop.advanceTime(by: .seconds(1))
-        }
+        let connections = try parkOneASecond(4, embedded, loop, from: cursor)
         XCTAssertEqual(clock(embedded, loop).count, 4)
         for connection in connections { XCTAssertNil(try connection.response(), "parked") }
         // Parked at 0, 1, 2 and 3 s; the second (a middle slot) leaves.
@@ -122,5 +128,19 @@ final class LoopClockTests: XCTestCase {
         XCTAssertTrue(idle.isOpen)
         loop.advanceTime(by: .seconds(1))
         XCTAssertEqual(clock.visited, 0, "visited once")
+    }
+
+    func testAConnectionMovedIntoALeaversSlotIsAnsweredAtItsOwnDeadline() throws {
+        // Idle checks every 15 s: every tick here visits only what is due.
+        let embedded = EmbeddedNode.clocked(longPollSeconds: 5, idleSeconds: 60)
+        let loop = EmbeddedEventLoop()
+        let connections = try parkOneASecond(3, embedded, loop, from: try embedded.handshake("c"))
+        // Parked at 0, 1 and 2 s; the first leaves, and the last connection takes its slot.
+        try connections[0].channel.close().wait()
+        loop.advanceTime(by: .seconds(3)) // 6 s
+        XCTAssertEqual(try connections[1].response()?.status, 200, "parked at 1 s")
+        XCTAssertNil(try connections[2].response())
+        loop.advanceTime(by: .seconds(1)) // 7 s
+        XCTAssertEqual(try connections[2].response()?.status, 200, "parked at 2 s, answered from the slot it moved into")
     }
 }

@@ -80,12 +80,6 @@ extension Node {
                               broker: keyset.broker, counters: keyset.counters))
     }
 
-    /// Authorizes a poll of `prepared` (whose access request is always a subscribe's, `prepare(_:)`),
-    /// reading that request only if a check needs more than its operation.
-    private func authorize(_ prepared: PreparedSubscribe, on keyset: ServedKeyset) throws(PubNodeError) {
-        try authorize(.subscribe, on: keyset, request: prepared.access)
-    }
-
     /// Refreshes the presence of an authorized poll of `prepared` (or refuses its bad state); for
     /// a handshake (`cursor` zero), the cursor to answer with, taken *before* the refresh, so the
     /// client also receives its own join.

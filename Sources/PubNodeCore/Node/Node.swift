@@ -111,20 +111,18 @@ public final class Node: Sendable {
     /// requests that passed Access Manager, so strangers flooding a tenant's public keys cannot use
     /// up its budget (unauthenticated floods meet the per-client limits, and a cached token costs
     /// a lookup).
-    func authorize(_ request: AccessRequest, on keyset: ServedKeyset) throws(PubNodeError) {
-        try authorize(request.operation, on: keyset, request: request)
-    }
-
-    /// `authorize(_:on:)` of a request of `operation`, read only by the checks that need more
-    /// than its operation: Access Manager where the keyset enforces it (or the operation manages
-    /// tokens), and a policy other than the open one. A long-poll repeating a prepared subscribe
-    /// (`subscribe(_:cursor:presence:repeating:)`) on an open keyset then reads none of the
-    /// request it keeps, which a woken subscriber's poll would otherwise copy out of memory
-    /// no longer in cache.
-    func authorize(_ operation: AccessRequest.Operation, on keyset: ServedKeyset,
-                   request: @autoclosure () -> AccessRequest) throws(PubNodeError) {
+    ///
+    /// The request is read only by the checks that need more than its operation: Access Manager
+    /// where the keyset enforces it (or the operation manages tokens), and a policy other than the
+    /// open one. What keeps a request (`AccessRequestSource`: a prepared subscribe) hands it to
+    /// those checks in place, so a long-poll repeating a prepared subscribe on an open keyset reads
+    /// none of it, where copying it out would read cache lines no longer in cache.
+    func authorize<Source: AccessRequestSource>(_ source: Source, on keyset: ServedKeyset) throws(PubNodeError) {
+        let operation = source.operation
         if keyset.isDisabled { throw .accessRefused("Keyset is disabled") }
-        if AccessControl.applies(to: operation, on: keyset) { try access.check(request(), keyset: keyset) }
+        if AccessControl.applies(to: operation, on: keyset) {
+            try source.withAccessRequest { (request) throws(PubNodeError) in try access.check(request, keyset: keyset) }
+        }
         if let limiter = keyset.publishLimiter, operation.publishes, let retry = limiter.admit() {
             keyset.counters.publishRefusals.add(1, ordering: .relaxed)
             throw .tooManyRequests(retryAfter: retry)
@@ -133,7 +131,9 @@ public final class Node: Sendable {
             keyset.counters.requestRefusals.add(1, ordering: .relaxed)
             throw .tooManyRequests(retryAfter: retry)
         }
-        if operation == .administer || !authorizer.allowsEveryKeysetOperation { try authorizer.authorize(request()) }
+        if operation == .administer || !authorizer.allowsEveryKeysetOperation {
+            try source.withAccessRequest { (request) throws(PubNodeError) in try authorizer.authorize(request) }
+        }
     }
 
     /// The operator's endpoints' authorization, through the single authorization point: the

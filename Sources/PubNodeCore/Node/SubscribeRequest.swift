@@ -40,10 +40,11 @@ public struct SubscribeRequest: Sendable {
 /// authorized as, not a decision: `Node.subscribe(_:cursor:presence:)` authorizes every poll.
 ///
 /// A class, immutable: a transport passes it for each poll at the cost of one retain, where a
-/// value would retain every string and array it holds. Its stored properties are in the order a
-/// repeated poll reads them (the presence refresh, then the subscribe key): a woken subscriber's
-/// next poll reads the first two cache lines of it and no more when its keyset asks nothing of
-/// the access request (`Node.subscribe(_:cursor:presence:repeating:)`).
+/// value would retain every string and array it holds. What a repeated poll reads of it comes
+/// first: the presence refresh, then the request, whose first field is the subscribe key (read
+/// first, to find the keyset). A woken subscriber's next poll reads the first two cache lines of it
+/// and no more when its keyset asks nothing of the access request
+/// (`Node.subscribe(_:cursor:presence:repeating:)`).
 public final class PreparedSubscribe: Sendable {
     /// The presence refresh each poll makes, nil without a uuid: built once, since it depends on
     /// the request alone.

@@ -7,7 +7,8 @@ import PubNodeCore
 import XCTest
 
 /// A connection's repeated long-poll on an Access Manager keyset is checked against its token on
-/// every poll, though on an open keyset the node reads none of the access request it keeps.
+/// every poll: the authorization point reads the access request it keeps whenever Access Manager
+/// applies (on an open keyset it reads none of it, which `Docs/performance.md` measures).
 final class RepeatedPollAccessTests: XCTestCase {
     func testARepeatedPollIsRefusedOnceItsTokenIsRevoked() async throws {
         let fixture = try AccessFixture()
@@ -37,12 +38,12 @@ final class RepeatedPollAccessTests: XCTestCase {
         XCTAssertEqual(revoked.status, 200, revoked.body)
         try connection.send(poll(next))
         let refused = try XCTUnwrap(try connection.response())
-        XCTAssertTrue(handler.state.lastSubscribe === kept, "refused on the kept path, not a fresh decode")
+        XCTAssertTrue(handler.state.lastSubscribe === kept, "answered from the kept subscribe, not a fresh decode")
         XCTAssertEqual(refused.status, 403)
         XCTAssertEqual(refused.json["message"], .string("Token is revoked"))
     }
 
-    func testTheOpenPolicyIsToldOncePerPolicy() {
+    func testTheOpenPolicyFlagFollowsThePolicy() {
         var authorizer = NodeAuthorizer()
         XCTAssertTrue(authorizer.allowsEveryKeysetOperation)
         authorizer.policy = SwitchableAuthorizer()
