@@ -22,9 +22,11 @@ public enum RouteAction: Sendable {
 /// It holds no domain state and touches no broker, hub or presence store. Pure: no sockets, so it
 /// is tested directly.
 ///
-/// A class, immutable: each connection's handler holds one reference to the server's router, which
-/// stays in cache, rather than a copy of its six fields in every handler.
-public final class Router: Sendable {
+/// A value: each connection's handler keeps its own copy (48 bytes). As one shared object it saved
+/// those bytes, but every request retained it, from every event loop, and the cache line holding
+/// its reference count went back and forth between the cores (`Docs/performance.md`, twenty-third
+/// series).
+public struct Router: Sendable {
     /// The node every operation goes to.
     public let node: Node
     /// The region reported in timetoken objects.
