@@ -23,7 +23,7 @@ public enum RouteAction: Sendable {
 /// is tested directly.
 ///
 /// A value: each connection's handler keeps its own copy (48 bytes). As one shared object it saved
-/// those bytes, but every request retained it, from every event loop, and the cache line holding
+/// 40 of them, but every request retained it, from every event loop, and the cache line holding
 /// its reference count went back and forth between the cores (`Docs/performance.md`, twenty-third
 /// series).
 public struct Router: Sendable {

@@ -9,6 +9,7 @@ protocol AccessRequestSource {
 }
 
 extension AccessRequest: AccessRequestSource {
+    /// Calls `body` with this request.
     func withAccessRequest<Result>(_ body: (AccessRequest) throws(PubNodeError) -> Result) throws(PubNodeError) -> Result {
         try body(self)
     }
@@ -18,6 +19,7 @@ extension PreparedSubscribe: AccessRequestSource {
     /// Always a subscribe's (`Node.prepare(_:)` builds it): told without reading the request.
     var operation: AccessRequest.Operation { .subscribe }
 
+    /// Calls `body` with the access request kept, read in place.
     func withAccessRequest<Result>(_ body: (AccessRequest) throws(PubNodeError) -> Result) throws(PubNodeError) -> Result {
         try body(access)
     }

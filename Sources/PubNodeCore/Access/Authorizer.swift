@@ -34,7 +34,7 @@ public struct NodeAuthorizer: Authorizer {
     }
 
     /// Whether every request but the operator's (`administer`) is allowed without asking: the
-    /// policy is the open one. The node's authorization point then does not build or copy a
+    /// policy is the open one. The node's authorization point then does not read or copy a
     /// request only to be told yes (`Node.authorize(_:on:)`).
     /// Told once per policy: a cast on every request would cost more than the call it saves.
     public private(set) var allowsEveryKeysetOperation: Bool

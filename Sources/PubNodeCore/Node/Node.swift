@@ -98,7 +98,7 @@ public final class Node: Sendable {
 
     /// The single authorization point: every keyset operation calls it exactly once, before
     /// acting, and goes on with the keyset it returns. Refuses an unknown or disabled keyset, then
-    /// asks Access Manager, then the policy.
+    /// asks Access Manager, then the keyset's rate limits, then the policy.
     @discardableResult
     func authorize(_ request: AccessRequest) throws(PubNodeError) -> ServedKeyset {
         let keyset = try servedKeyset(request.subscribeKey ?? "")

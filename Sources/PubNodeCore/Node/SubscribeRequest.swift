@@ -58,6 +58,8 @@ public final class PreparedSubscribe: Sendable {
     let access: AccessRequest
 
     init(request: SubscribeRequest, subscription: Subscription, access: AccessRequest, presence: PresenceUpdate?) {
+        // Told without reading it by `operation` (`AccessRequestSource`).
+        assert(access.operation == .subscribe, "a prepared subscribe authorized as another operation")
         self.presence = presence
         self.request = request
         self.subscription = subscription
