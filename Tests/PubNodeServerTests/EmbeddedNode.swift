@@ -68,20 +68,8 @@ final class EmbeddedNode {
     /// Runs a tenants API action to its end, blocking this thread (the embedded connections stay
     /// on it: they are not thread-safe).
     func administer(_ action: KeysetAdminRequest.Action) throws {
-        let outcome = Mutex<Result<KeysetAdminResult, PubNodeError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let node = self.node
-        Task {
-            do throws(PubNodeError) {
-                let result = try await node.administerKeysets(KeysetAdminRequest(action: action, credential: "admin"))
-                outcome.withLock { $0 = .success(result) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        _ = try XCTUnwrap(outcome.withLock { $0 }).get()
+        _ = try waitedFor { try await node.administerKeysets(KeysetAdminRequest(action: action, credential: "admin")) }
     }
 
     /// A subscribe handshake's cursor for `channels`.
@@ -154,4 +142,22 @@ extension Node {
         case .awaitingHooks, .accepting: preconditionFailure("publishNow is for channels without before hooks, on a single node")
         }
     }
+}
+
+/// The result of `body`, waited for on this thread: an embedded channel must be used from the
+/// thread that made it, which an `await` in a test may leave.
+func waitedFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = Mutex<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let value = try await body()
+            outcome.withLock { $0 = .success(value) }
+        } catch {
+            outcome.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.withLock { $0! }.get()
 }

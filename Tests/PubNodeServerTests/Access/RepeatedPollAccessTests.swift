@@ -1,33 +1,18 @@
-import Dispatch
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import PubNodeAccessWire
 import PubNodeCore
 @testable import PubNodeServer
-import Synchronization
 import XCTest
 
 /// A connection's repeated long-poll on an Access Manager keyset is checked against its token on
 /// every poll: the authorization point reads the access request it keeps whenever Access Manager
 /// applies (on an open keyset it reads none of it, which `Docs/performance.md` measures).
 final class RepeatedPollAccessTests: XCTestCase {
-    /// The result of `body`, waited for on this thread: an embedded channel must be used from the
-    /// thread that made it, which an `await` in the test itself may leave.
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { let value = try await body(); outcome.withLock { $0 = .success(value) } } catch { outcome.withLock { $0 = .failure(error) } }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLock { $0! }.get()
-    }
-
     func testARepeatedPollIsRefusedOnceItsTokenIsRevoked() throws {
         let fixture = try AccessFixture()
-        let token = try blocking { try await fixture.grant(AccessFixture.grantBody(channels: ["room": 3], uuid: "u")) }
+        let token = try waitedFor { try await fixture.grant(AccessFixture.grantBody(channels: ["room": 3], uuid: "u")) }
         let channel = EmbeddedChannel()
         try PubNodeHTTPServer.configureConnection(channel.pipeline.syncOperations, router: fixture.router)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
@@ -49,7 +34,7 @@ final class RepeatedPollAccessTests: XCTestCase {
         let kept = try XCTUnwrap(handler.state.lastSubscribe, "the poll is kept")
 
         let revokePath = "/v3/pam/\(AccessFixture.sub)/grant/\(RequestSignature.pamEncode(token))"
-        let revoked = try blocking { try await fixture.call(fixture.signedTarget(.DELETE, revokePath), .DELETE) }
+        let revoked = try waitedFor { try await fixture.call(fixture.signedTarget(.DELETE, revokePath), .DELETE) }
         XCTAssertEqual(revoked.status, 200, revoked.body)
         try connection.send(poll(next))
         let refused = try XCTUnwrap(try connection.response())
