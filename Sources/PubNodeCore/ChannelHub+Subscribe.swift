@@ -56,9 +56,12 @@ extension ChannelHub {
     /// the waiter stays parked (nil) until a publish wakes it or it is cancelled. On a single
     /// channel the read comes first, under the same lock, and the waiter is registered only when
     /// it finds nothing: one lookup and one hold of the lock, and no publish falls in between.
-    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
+    /// `kept`: the state `state(of:)` gave for that channel, if the caller keeps one: while it is
+    /// live, the channel is not looked up at all.
+    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                     kept: ChannelState? = nil) -> DeliveryBatch? {
         if let channel = subscription.singleChannel {
-            let (found, gap) = park(waiter, onChannel: channel, found: { !$0.found.isEmpty }) { inner in
+            let (found, gap) = park(waiter, onChannel: channel, kept: kept, found: { !$0.found.isEmpty }) { inner in
                 Self.read(inner, channel: channel, after: cursor, limit: limits)
             }
             return found.isEmpty ? nil : Self.batch(found, gap: gap, after: cursor)
@@ -74,24 +77,39 @@ extension ChannelHub {
     /// waiter is then not registered), false when it stays parked until a publish wakes it or it is
     /// cancelled. For a caller that reads what is ready later anyway: on a single channel it looks
     /// at the newest timetoken only, under the same one lookup and hold of the lock as `park`, and
-    /// copies nothing.
-    public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+    /// copies nothing; `kept` as for `park`.
+    public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                                kept: ChannelState? = nil) -> Bool {
         guard let channel = subscription.singleChannel else { return park(waiter, on: subscription, after: cursor) != nil }
-        return park(waiter, onChannel: channel, found: { $0 }) { $0.ring.hasMessages(after: cursor) }
+        return park(waiter, onChannel: channel, kept: kept, found: { $0 }) { $0.ring.hasMessages(after: cursor) }
+    }
+
+    /// The live state of `subscription`'s one channel, created when absent, for a caller to keep
+    /// and hand back to `park` and `parkUnlessReady` on every poll of it (nil for a subscription
+    /// with several topics). A state the sweeper reclaims later is noticed under its lock, and the
+    /// channel is then looked up by name as without one.
+    public func state(of subscription: Subscription) -> ChannelState? {
+        subscription.singleChannel.map(channelState)
     }
 
     /// Looks at `channel` with `look` under its lock, as the channel's activity, and registers
-    /// `waiter` there unless `found` says the look found messages: one lookup and one hold of the
-    /// lock, so no publish falls between the look and the registration.
-    private func park<Look>(_ waiter: any Waiter, onChannel channel: String, found: (Look) -> Bool,
-                            _ look: (borrowing ChannelState.Inner) -> Look) -> Look {
+    /// `waiter` there unless `found` says the look found messages: one lookup (none through a live
+    /// `kept` state) and one hold of the lock, so no publish falls between the look and the
+    /// registration.
+    private func park<Look>(_ waiter: any Waiter, onChannel channel: String, kept: ChannelState?,
+                            found: (Look) -> Bool, _ look: (borrowing ChannelState.Inner) -> Look) -> Look {
         let now = clock.nowNanoseconds()
-        return withChannel(channel) { inner in
+        let body = { (inner: inout ChannelState.Inner) -> Look in
             inner.lastActivityNanoseconds = now
             let seen = look(inner)
             if !found(seen) { inner.waiters.insert(waiter) }
             return seen
         }
+        if let kept {
+            assert(kept.name == channel, "a kept channel state handed back for another channel")
+            if let seen = withLive(kept, body) { return seen }
+        }
+        return withChannel(channel, body)
     }
 
     /// One channel's messages after `cursor`, as deliveries, and its gap there, read under its lock

@@ -178,4 +178,12 @@ public final class ChannelHub: Sendable {
             if let result { return result }
         }
     }
+
+    /// Runs `body` on `state` unless the sweeper has reclaimed it (nil then).
+    func withLive<R>(_ state: ChannelState, _ body: (inout ChannelState.Inner) -> R) -> R? {
+        state.inner.withLock { inner in
+            guard !inner.reclaimed else { return nil }
+            return body(&inner)
+        }
+    }
 }

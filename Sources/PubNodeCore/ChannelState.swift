@@ -2,8 +2,10 @@ import Synchronization
 
 /// One concrete channel of a keyset: its ring buffer, its parked waiters and the groups holding it.
 ///
-/// Every field is guarded by the channel's own mutex; a publish locks only its channel.
-final class ChannelState: Sendable {
+/// Every field is guarded by the channel's own mutex; a publish locks only its channel. Opaque
+/// outside the core: a long-poll keeps its channel's state (`KeysetBroker.channelState(for:)`) to
+/// park there on every poll without looking the channel up.
+public final class ChannelState: Sendable {
     struct Inner {
         var ring: MessageRing
         var waiters = WaiterSet()

@@ -99,17 +99,21 @@ struct RedisKeysetBroker: KeysetBroker {
         }
     }
 
-    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+              kept: ChannelState?) -> DeliveryBatch? {
         parkOnceReceived(waiter, on: subscription, waiting: nil, found: { $0 != nil }) {
-            hub.park(waiter, on: subscription, after: cursor)
+            hub.park(waiter, on: subscription, after: cursor, kept: kept)
         }
     }
 
-    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                         kept: ChannelState?) -> Bool {
         parkOnceReceived(waiter, on: subscription, waiting: false, found: { $0 }) {
-            hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+            hub.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
         }
     }
+
+    func channelState(for subscription: Subscription) -> ChannelState? { hub.state(of: subscription) }
 
     /// Runs `park` (a hub's park or question, which registers `waiter` unless it `found` messages)
     /// only once everything `subscription` listens to is received here, and answers `waiting` (the

@@ -126,9 +126,9 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard sharesAnswers(poll), let shared = poll.longPoll.sharingKey, let answering = state.answering
+        guard sharesAnswers(poll), let channel = poll.longPoll.sharedChannel, let answering = state.answering
         else { return nil }
-        return SharedAnswers.Key(subscribeKey: shared.subscribeKey, channel: shared.channel, cursor: poll.cursor,
+        return SharedAnswers.Key(channel: channel, cursor: poll.cursor,
                                  filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: answering.minorVersion,
                                  keepAlive: keepsAlive)
     }

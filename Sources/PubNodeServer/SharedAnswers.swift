@@ -10,9 +10,14 @@ import PubNodeCore
 /// its messages when it arrived) shares the answer read for the first.
 final class SharedAnswers {
     /// What makes two answers identical.
+    ///
+    /// The channel is its state, which names one channel of one keyset (a hub per keyset, a state
+    /// per live channel), held strongly so that it cannot be freed and its address reused while the
+    /// key is kept: compared by identity, one retain to build, where two names were two retains and
+    /// two string comparisons. Two polls holding different states of one channel (one reclaimed and
+    /// made again) only miss sharing.
     struct Key: Hashable {
-        var subscribeKey: String
-        var channel: String
+        var channel: ChannelState
         var cursor: Timetoken
         /// The subscriber's filter text: polls with different filters never share an answer.
         var filter: FilterText?
@@ -21,6 +26,19 @@ final class SharedAnswers {
 
         /// `==` as a method, so that a key kept in a stored property is compared where it lies.
         func equals(_ other: Key) -> Bool { self == other }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.channel === rhs.channel && lhs.cursor == rhs.cursor && lhs.minorVersion == rhs.minorVersion
+                && lhs.keepAlive == rhs.keepAlive && lhs.filter == rhs.filter
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(ObjectIdentifier(channel))
+            hasher.combine(cursor)
+            hasher.combine(filter)
+            hasher.combine(minorVersion)
+            hasher.combine(keepAlive)
+        }
     }
 
     /// A filter's text compared and hashed as bytes: filters compare message text byte by byte,

@@ -75,11 +75,11 @@ final class SharedAnswerTests: XCTestCase {
         XCTAssertEqual(node.node.hub()?.waiterCount(on: "room"), 0, "none of them registered on the channel")
     }
 
-    func testFiltersShareOnlyWhenTheirBytesAreEqual() {
+    func testFiltersShareOnlyWhenTheirBytesAreEqual() throws {
         typealias Key = SharedAnswers.Key
+        let room = try XCTUnwrap(Self.hub("demo").state(of: Subscription(channels: ["room"])))
         func key(_ filter: String?) -> Key {
-            Key(subscribeKey: "demo", channel: "room", cursor: Timetoken(1), filter: filter.map { .init(text: $0) },
-                minorVersion: 1, keepAlive: true)
+            Key(channel: room, cursor: Timetoken(1), filter: filter.map { .init(text: $0) }, minorVersion: 1, keepAlive: true)
         }
         let composed = "meta.lang == '\u{E9}'", decomposed = "meta.lang == 'e\u{301}'"
         XCTAssertEqual(composed, decomposed, "Swift calls them equal")
@@ -91,6 +91,29 @@ final class SharedAnswerTests: XCTestCase {
                      for: key(composed))
         XCTAssertNotNil(answers.answer(for: key(composed)))
         XCTAssertNil(answers.answer(for: key(decomposed)))
+    }
+
+    /// The key names one channel of one keyset by its state: another channel, or the same name in
+    /// another keyset, is another key; the same channel's state found again is the same key.
+    func testAKeyIsOneChannelOfOneKeyset() throws {
+        let demo = Self.hub("demo"), other = Self.hub("other")
+        func key(_ hub: ChannelHub, _ channel: String) throws -> SharedAnswers.Key {
+            SharedAnswers.Key(channel: try XCTUnwrap(hub.state(of: Subscription(channels: [channel]))), cursor: Timetoken(1),
+                              filter: nil, minorVersion: 1, keepAlive: true)
+        }
+        XCTAssertEqual(try key(demo, "room"), try key(demo, "room"))
+        XCTAssertEqual(try key(demo, "room").hashValue, try key(demo, "room").hashValue)
+        XCTAssertNotEqual(try key(demo, "room"), try key(demo, "hall"))
+        XCTAssertNotEqual(try key(demo, "room"), try key(other, "room"), "another keyset's channel of the same name")
+        let answers = SharedAnswers()
+        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1))),
+                     for: try key(demo, "room"))
+        XCTAssertNotNil(answers.answer(for: try key(demo, "room")))
+        XCTAssertNil(answers.answer(for: try key(other, "room")))
+    }
+
+    private static func hub(_ subscribeKey: String) -> ChannelHub {
+        ChannelHub(subscribeKey: subscribeKey, limits: Limits(), clock: TimetokenClock())
     }
 
     private static func sameStorage(_ a: ByteBuffer, _ b: ByteBuffer) -> Bool {

@@ -81,12 +81,15 @@ private final class ReleaseCountingBroker: Broker {
         func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
             inner.publish(draft, beforeDelivery: beforeDelivery)
         }
-        func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
-            inner.park(waiter, on: subscription, after: cursor)
+        func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                  kept: ChannelState?) -> DeliveryBatch? {
+            inner.park(waiter, on: subscription, after: cursor, kept: kept)
         }
-        func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
-            inner.parkUnlessReady(waiter, on: subscription, after: cursor)
+        func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                             kept: ChannelState?) -> Bool {
+            inner.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
         }
+        func channelState(for subscription: Subscription) -> ChannelState? { inner.channelState(for: subscription) }
         func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch { inner.read(subscription, after: cursor) }
         func cancel(_ waiter: any Waiter, on subscription: Subscription) {
             owner.count { $0.cancels += 1 }

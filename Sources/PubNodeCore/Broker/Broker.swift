@@ -42,14 +42,21 @@ public protocol KeysetBroker: Sendable {
 
     /// Registers `waiter` on everything `subscription` listens to, then reads the buffers after
     /// `cursor`: the messages when some are ready (the waiter is unregistered again), or nil when
-    /// it stays parked until a publish wakes it or `cancel` removes it.
-    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch?
+    /// it stays parked until a publish wakes it or `cancel` removes it. `kept`: what
+    /// `channelState(for:)` gave for `subscription`, if the caller keeps it (nil otherwise).
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+              kept: ChannelState?) -> DeliveryBatch?
 
     /// Registers `waiter` like `park` unless messages after `cursor` are ready: true when they are
     /// (the waiter is not registered; the caller reads them with `read`), false when it stays
-    /// parked. A broker that can tell without reading them says so here; the default parks and
-    /// drops what it read.
-    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool
+    /// parked. A broker that can tell without reading them says so here. `kept` as for `park`.
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                         kept: ChannelState?) -> Bool
+
+    /// The state of `subscription`'s one channel, for a long-poll to keep across its polls and
+    /// hand back to `park` and `parkUnlessReady`, which then park there without looking the
+    /// channel up while it lives; nil for a subscription with several topics.
+    func channelState(for subscription: Subscription) -> ChannelState?
 
     /// The messages for `subscription` after `cursor`, oldest first, each once, capped at the
     /// per-response limit; `next` is the cursor to continue from.
@@ -94,9 +101,14 @@ extension KeysetBroker {
         publish(draft, beforeDelivery: { _ in })
     }
 
-    /// Parks through `park`, dropping what it read.
+    /// `park(_:on:after:kept:)` with no channel state kept.
+    public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
+        park(waiter, on: subscription, after: cursor, kept: nil)
+    }
+
+    /// `parkUnlessReady(_:on:after:kept:)` with no channel state kept.
     public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
-        park(waiter, on: subscription, after: cursor) != nil
+        parkUnlessReady(waiter, on: subscription, after: cursor, kept: nil)
     }
 
     /// Cancels: the wake may have come from outside what the waiter is registered on.

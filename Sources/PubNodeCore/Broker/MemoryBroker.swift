@@ -37,13 +37,17 @@ struct MemoryKeysetBroker: KeysetBroker {
         return outcome.message
     }
 
-    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch? {
-        hub.park(waiter, on: subscription, after: cursor)
+    func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+              kept: ChannelState?) -> DeliveryBatch? {
+        hub.park(waiter, on: subscription, after: cursor, kept: kept)
     }
 
-    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
-        hub.parkUnlessReady(waiter, on: subscription, after: cursor)
+    func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                         kept: ChannelState?) -> Bool {
+        hub.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
     }
+
+    func channelState(for subscription: Subscription) -> ChannelState? { hub.state(of: subscription) }
 
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch {
         hub.collect(subscription, after: cursor)

@@ -28,10 +28,13 @@ public final class KeysetRegistry: Sendable {
         return added
     }
 
-    /// Removes a created keyset; nil when there is none by that key.
+    /// Removes a created keyset, which is then no longer served (`ServedKeyset.isServed`); nil when
+    /// there is none by that key.
     func remove(_ subscribeKey: String) -> ServedKeyset? {
-        guard let keyset = created.get(subscribeKey) else { return nil }
-        return created.remove(subscribeKey, if: { $0 === keyset }) ? keyset : nil
+        guard let keyset = created.get(subscribeKey),
+              created.remove(subscribeKey, if: { $0 === keyset }) else { return nil }
+        keyset.withdraw()
+        return keyset
     }
 
     /// Every keyset, configured first, each group sorted by subscribe key.

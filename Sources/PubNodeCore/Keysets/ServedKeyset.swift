@@ -42,6 +42,7 @@ public final class ServedKeyset: Sendable {
     let presence: any KeysetPresence
     private let secret: Mutex<String?>
     private let disabledFlag: Atomic<Bool>
+    private let withdrawnFlag = Atomic<Bool>(false)
     private let secretGeneration: Atomic<UInt64>
     /// Generations come from one process-wide sequence, so a token cached for a keyset (even a
     /// deleted one whose subscribe key is reused) never matches another keyset or secret.
@@ -72,6 +73,14 @@ public final class ServedKeyset: Sendable {
         self.broker = broker
         self.presence = presence
     }
+
+    /// Whether the registry still serves this keyset: false once it is removed (deleted, or gone
+    /// from the access store), for holders that keep it across requests instead of looking its key
+    /// up each time. A keyset created again under the same key is another object.
+    public var isServed: Bool { !withdrawnFlag.load(ordering: .acquiring) }
+
+    /// Marks the keyset removed from the registry (`isServed` false from now on).
+    func withdraw() { withdrawnFlag.store(true, ordering: .releasing) }
 
     /// The secret key, if any.
     public var secretKey: String? { secret.withLock { $0 } }

@@ -51,16 +51,17 @@ extension Node {
     /// cursor, so the transport parks the waiter it already has; otherwise what
     /// `subscribe(_:cursor:presence:)` starts.
     ///
-    /// The keyset is looked up, the poll authorized and its presence refreshed exactly as
-    /// `subscribe(_:cursor:presence:)` does. `last` serves while the keyset it was started on is
-    /// still the one served under its key (one deleted and created again is another, with another
-    /// broker): its subscription is `prepared`'s and its filter was compiled from `prepared`'s text,
+    /// The poll is authorized and its presence refreshed exactly as `subscribe(_:cursor:presence:)`
+    /// does. `last` serves while the keyset it was started on is still served (`isServed`: one
+    /// deleted and created again is another, with another broker, and only then is the key looked
+    /// up): its subscription is `prepared`'s and its filter was compiled from `prepared`'s text,
     /// which compiles the same way every time. `last` must have been started from `prepared`.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
                           repeating last: LongPoll) throws(PubNodeError) -> SubscribeStart? {
         assert(last.subscription == prepared.subscription, "a long-poll repeated with another subscribe")
-        let keyset = try servedKeyset(prepared.request.subscribeKey)
-        guard keyset.counters === last.counters else {
+        // The keyset is looked up again only once the one `last` was started on is withdrawn.
+        let keyset = last.keyset.isServed ? last.keyset : try servedKeyset(prepared.request.subscribeKey)
+        guard keyset === last.keyset else {
             return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
         }
         try authorize(prepared, on: keyset)
@@ -76,8 +77,7 @@ extension Node {
         if let handshake = try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt) {
             return .handshake(handshake)
         }
-        return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter,
-                              broker: keyset.broker, counters: keyset.counters))
+        return .poll(LongPoll(subscription: prepared.subscription, cursor: cursor, filter: filter, keyset: keyset))
     }
 
     /// Refreshes the presence of an authorized poll of `prepared` (or refuses its bad state); for

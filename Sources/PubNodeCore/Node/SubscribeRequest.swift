@@ -89,22 +89,28 @@ public struct LongPoll: Sendable {
     /// The subscriber's filter: messages and signals it rejects are not delivered.
     public let filter: CompiledFilter?
     let broker: any KeysetBroker
-    let counters: KeysetCounters
+    /// The keyset it was started on: a repeated poll reuses it while it is still served
+    /// (`Node.subscribe(_:cursor:presence:repeating:)`) instead of looking the key up.
+    let keyset: ServedKeyset
+    /// Its one channel's state, kept for every park (`KeysetBroker.channelState(for:)`); nil for
+    /// several topics.
+    let channel: ChannelState?
 
-    init(subscription: Subscription, cursor: Timetoken, filter: CompiledFilter? = nil, broker: any KeysetBroker,
-         counters: KeysetCounters) {
+    /// A poll of `subscription` on `keyset`, whose channel state it looks up once, here.
+    init(subscription: Subscription, cursor: Timetoken, filter: CompiledFilter? = nil, keyset: ServedKeyset) {
         self.subscription = subscription
         self.cursor = cursor
         self.filter = filter
-        self.broker = broker
-        self.counters = counters
+        self.broker = keyset.broker
+        self.keyset = keyset
+        self.channel = keyset.broker.channelState(for: subscription)
     }
 
     /// Registers `waiter`, then reads: the messages when some are ready after `cursor` (the
     /// waiter is unregistered again), or nil when it stays parked until woken or cancelled. With a
     /// filter, the batch holds only what passes it (see `isFilteredOut(_:after:)`).
     public func park(_ waiter: any Waiter, after cursor: Timetoken) -> DeliveryBatch? {
-        guard let batch = broker.park(waiter, on: subscription, after: cursor) else { return nil }
+        guard let batch = broker.park(waiter, on: subscription, after: cursor, kept: channel) else { return nil }
         return filtered(batch)
     }
 
@@ -114,7 +120,7 @@ public struct LongPoll: Sendable {
     /// as `park` does). With a filter the messages found may all be rejected, so the read
     /// can come back empty (`isFilteredOut`); `park(_:after:)` tells that at once instead.
     public func parkUnlessReady(_ waiter: any Waiter, after cursor: Timetoken) -> Bool {
-        broker.parkUnlessReady(waiter, on: subscription, after: cursor)
+        broker.parkUnlessReady(waiter, on: subscription, after: cursor, kept: channel)
     }
 
     /// `park(_:after:)` from the client's cursor.
@@ -147,7 +153,7 @@ public struct LongPoll: Sendable {
 
     /// Counts what the transport has just written to the subscriber (for statistics and metrics).
     public func delivered(_ batch: DeliveryBatch) {
-        counters.delivered(batch)
+        keyset.counters.delivered(batch)
     }
 
     /// Unregisters `waiter`.
@@ -162,9 +168,6 @@ public struct LongPoll: Sendable {
     }
 
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
-    /// cursor (the keyset and the channel); nil otherwise.
-    public var sharingKey: (subscribeKey: String, channel: String)? {
-        guard let channel = subscription.singleChannel else { return nil }
-        return (broker.subscribeKey, channel)
-    }
+    /// cursor, its channel's state (one channel of one keyset; compare by identity); nil otherwise.
+    public var sharedChannel: ChannelState? { channel }
 }

@@ -31,6 +31,37 @@ final class TenantLifecycleTests: XCTestCase {
         XCTAssertTrue(node.broker.keyset("t")?.read(Subscription(channels: ["c"]), after: .zero).deliveries.isEmpty ?? false)
     }
 
+    /// A connection's repeated poll keeps the keyset it started on only while that keyset is
+    /// served: once it is deleted the key is looked up again, and a keyset created under the same
+    /// key starts a new long-poll on its own broker.
+    func testARepeatedPollLeavesADeletedKeysetForItsSuccessor() async throws {
+        let node = Node(adminToken: admin)
+        let spec = KeysetSpec(publishKey: "p", subscribeKey: "t", accessManager: false)
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .create(spec), credential: admin))
+        let prepared = try node.prepare(SubscribeRequest(subscribeKey: "t", channels: ["c"]))
+        var receipt: PresenceReceipt?
+        let cursor = node.time()
+        guard case .poll(let first) = try node.subscribe(prepared, cursor: cursor, presence: &receipt) else {
+            return XCTFail("expected a long-poll")
+        }
+        XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first),
+                     "served: the same long-poll serves again")
+        let deleted = try XCTUnwrap(node.registry.keyset("t"))
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "t"), credential: admin))
+        XCTAssertFalse(deleted.isServed)
+        XCTAssertThrowsError(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first)) {
+            XCTAssertEqual($0 as? PubNodeError, .invalidKey)
+        }
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .create(spec), credential: admin))
+        guard case .poll(let next) = try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first)
+        else { return XCTFail("a new long-poll on the new keyset was expected") }
+        let waiter = TestWaiter()
+        XCTAssertNil(next.park(waiter))
+        _ = try await node.publish(PublishRequest(publishKey: "p", subscribeKey: "t", channel: "c", payload: Array("1".utf8)))
+        XCTAssertEqual(waiter.wakeCount, 1, "parked on the new keyset's channel, which the publish reaches")
+        XCTAssertTrue(try XCTUnwrap(node.registry.keyset("t")).isServed)
+    }
+
     /// A keyset whose history cannot be purged is not forgotten: it stays, disabled, to be deleted again.
     func testADeleteThatCannotPurgeHistoryLeavesTheKeysetDisabled() async throws {
         let store = RefusingPurgeStore()
