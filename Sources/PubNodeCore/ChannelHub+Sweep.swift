@@ -15,7 +15,10 @@ extension ChannelHub {
                     report.expiredMessages += inner.ring.expire(before: now - retention)
                 }
                 guard inner.ring.isEmpty, inner.waiters.isEmpty, inner.groups.isEmpty,
-                      now >= inner.lastActivityNanoseconds &+ idle else { return false }
+                      now >= inner.lastActivityNanoseconds &+ idle else {
+                    inner.waiters.compact()
+                    return false
+                }
                 inner.reclaimed = true
                 reclaimed.append(name)
                 return true
@@ -32,7 +35,10 @@ extension ChannelHub {
         for map in [groups, prefixes] {
             report.reclaimedTopics += map.removeAll { _, state in
                 state.inner.withLock { inner in
-                    guard inner.members.isEmpty, inner.waiters.isEmpty else { return false }
+                    guard inner.members.isEmpty, inner.waiters.isEmpty else {
+                        inner.waiters.compact()
+                        return false
+                    }
                     inner.reclaimed = true
                     return true
                 }

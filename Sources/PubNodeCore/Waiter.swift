@@ -68,9 +68,25 @@ struct WaiterSet {
     }
 
     /// Removes and returns every waiter: once woken, a waiter registers again on its next poll.
+    ///
+    /// The table keeps its capacity: the woken come back within moments, and a table emptied to
+    /// nothing grew again through every power of two to hold them, rehashing each waiter about
+    /// twice per message. `compact()` gives back what a topic's audience no longer needs.
     mutating func takeAll(into out: inout [any Waiter]) {
         guard !waiters.isEmpty else { return }
         out.append(contentsOf: waiters.values)
-        waiters.removeAll(keepingCapacity: false)
+        waiters.removeAll(keepingCapacity: true)
+    }
+
+    /// How many waiters the table holds without growing.
+    var capacity: Int { waiters.capacity }
+
+    /// Shrinks a table whose capacity is over four times what its waiters need (at least 64): a
+    /// topic's memory follows its audience down, by the next sweep, once it has shrunk.
+    mutating func compact() {
+        guard waiters.capacity > 4 * Swift.max(waiters.count, 16) else { return }
+        var smaller = [ObjectIdentifier: any Waiter](minimumCapacity: waiters.count)
+        for (key, waiter) in waiters { smaller[key] = waiter }
+        waiters = smaller
     }
 }
