@@ -24,8 +24,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     let limits: ConnectionLimits
     var context: ChannelHandlerContext?
     var wakeQueue: LoopWakeQueue?
-    /// The request metrics, nil when metrics are off.
-    let httpMetrics: HTTPMetrics?
+    /// The request metrics of the connection's loop, nil when metrics are off.
+    var httpMetrics: HTTPMetrics.LoopShare?
     /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
     var clockSlot: Int?
     var state = ConnectionState()
@@ -44,13 +44,13 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     init(router: Router) {
         self.router = router
         self.limits = ConnectionLimits(router.node.limits)
-        self.httpMetrics = router.operations.metrics?.http
         self.parser = HTTPRequestParser(maxHeadBytes: router.node.limits.maxHeadBytes)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.allocator = context.channel.allocator
+        httpMetrics = router.operations.metrics?.http.share(for: context.eventLoop)
         let wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
         self.wakeQueue = wakeQueue
         parser.bank = wakeQueue.heads

@@ -6,8 +6,8 @@ import Synchronization
 /// The node's Prometheus metrics (`GET /metrics`).
 ///
 /// Two kinds of series, so that nothing on the hot path touches the registry:
-/// - measured as they happen: HTTP requests through swift-metrics counters made once and HTTP
-///   latency in lock-free `LatencyHistogram`s (`HTTPMetrics`), history commit durations through a
+/// - measured as they happen: HTTP requests and their latency in counters each event loop writes
+///   alone, summed and rendered at scrape time (`HTTPMetrics`), history commit durations through a
 ///   swift-metrics timer (off the request path);
 /// - read at scrape time from counters and state the node keeps anyway (`KeysetCounters`, broker
 ///   and presence figures, hook outboxes, the history writer, the process): `render` copies them
@@ -38,7 +38,7 @@ public final class ServerMetrics: Sendable {
         factory.defaultDurationHistogramBuckets = Self.latencyBuckets
         self.factory = factory
         exported = Mutex(ExportedSeries(registry: registry))
-        http = HTTPMetrics(factory: factory)
+        http = HTTPMetrics(bounds: Self.latencyBuckets)
         historyCommits = CoreMetrics.Timer(label: "pubnode_history_commit_duration_seconds", factory: factory)
         historyCommitsOK = CoreMetrics.Counter(label: "pubnode_history_commits_total", dimensions: [("result", "ok")],
                                                factory: factory)
@@ -69,7 +69,7 @@ public final class ServerMetrics: Sendable {
         }
         var bytes: [UInt8] = []
         registry.emit(into: &bytes)
-        http.renderLatency(into: &bytes)
+        http.render(into: &bytes)
         return bytes
     }
 }
