@@ -88,21 +88,15 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
 
 /// One `LoopWakeQueue` per event loop of a server, looked up once per connection.
 final class WakeQueues: Sendable {
-    private let queues = Mutex<[ObjectIdentifier: LoopWakeQueue]>([:])
-    private let idleConnectionSeconds: Int
+    private let queues: PerLoop<LoopWakeQueue>
 
     /// Queues whose loop clocks close connections idle for `idleConnectionSeconds` (never at 0).
     init(idleConnectionSeconds: Int) {
-        self.idleConnectionSeconds = idleConnectionSeconds
+        queues = PerLoop { LoopWakeQueue(loop: $0, idleConnectionSeconds: idleConnectionSeconds) }
     }
 
     /// The queue of `loop`, created on first use.
     func queue(for loop: any EventLoop) -> LoopWakeQueue {
-        queues.withLock { queues in
-            if let queue = queues[ObjectIdentifier(loop)] { return queue }
-            let queue = LoopWakeQueue(loop: loop, idleConnectionSeconds: idleConnectionSeconds)
-            queues[ObjectIdentifier(loop)] = queue
-            return queue
-        }
+        queues.value(for: loop)
     }
 }

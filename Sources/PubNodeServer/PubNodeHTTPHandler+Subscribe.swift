@@ -62,7 +62,7 @@ extension PubNodeHTTPHandler {
         state.wasParked = true
         // A parked connection is answered from its chunk's shared buffers: it keeps no spare.
         spareResponse = nil
-        router.operations.gauges.pollParked()
+        parkedPolls?.add(1)
     }
 
     /// A publish woke `poll`, or its answer queue reached it (on this event loop): answer with what
@@ -172,7 +172,7 @@ extension PubNodeHTTPHandler {
         state.phase = .answering
         // A poll waiting only for its answer queue was never registered nor counted.
         guard !poll.isDeferred else { return }
-        router.operations.gauges.pollReleased()
+        parkedPolls?.add(-1)
         releaseParkedPoll()
         if woken { poll.longPoll.release(woken: poll) } else { poll.longPoll.cancel(poll) }
     }

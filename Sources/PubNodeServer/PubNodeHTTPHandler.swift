@@ -26,6 +26,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     var wakeQueue: LoopWakeQueue?
     /// The request metrics of the connection's loop, nil when metrics are off.
     var httpMetrics: HTTPMetrics.LoopShare?
+    /// The parked-poll gauge of the connection's loop (set once the handler is added).
+    var parkedPolls: LoopCount?
     /// Where the connection sits in its loop's `LoopClock`; nil when not registered.
     var clockSlot: Int?
     var state = ConnectionState()
@@ -51,6 +53,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.context = context
         self.allocator = context.channel.allocator
         httpMetrics = router.operations.metrics?.http.share(for: context.eventLoop)
+        parkedPolls = router.operations.gauges.parkedPolls(on: context.eventLoop)
         let wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
         self.wakeQueue = wakeQueue
         parser.bank = wakeQueue.heads

@@ -1,5 +1,4 @@
 import NIOCore
-import Synchronization
 
 /// Requests by endpoint family and status, and answer latency by family, rendered in Prometheus'
 /// text format at scrape time.
@@ -19,28 +18,25 @@ final class HTTPMetrics: Sendable {
 
     /// The latency buckets' upper bounds, in nanoseconds, ascending.
     let bounds: [Int64]
-    /// Every loop's share, by loop.
-    private let shares = Mutex<[ObjectIdentifier: LoopShare]>([:])
+    /// Every loop's share.
+    private let shares: PerLoop<LoopShare>
 
     /// No requests yet; latency in buckets bounded by `bounds` (ascending).
     init(bounds: [Duration]) {
-        self.bounds = bounds.map { Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 }
+        let bounds = bounds.map { Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 }
+        self.bounds = bounds
+        shares = PerLoop { _ in LoopShare(bounds: bounds) }
     }
 
     /// The share the connections of `loop` write, made the first time the loop asks.
     func share(for loop: any EventLoop) -> LoopShare {
-        shares.withLock { shares in
-            if let share = shares[ObjectIdentifier(loop)] { return share }
-            let share = LoopShare(bounds: bounds)
-            shares[ObjectIdentifier(loop)] = share
-            return share
-        }
+        shares.value(for: loop)
     }
 
     /// Appends the request counters and the latency histograms, summed over every loop's share.
     func render(into out: inout [UInt8]) {
         var total = LoopShare.Totals(families: RequestFamily.allCases.count, buckets: bounds.count + 1)
-        for share in shares.withLock({ Array($0.values) }) { share.add(to: &total) }
+        for share in shares.all { share.add(to: &total) }
         out.append(contentsOf: "# TYPE \(Self.requestsLabel) counter\n".utf8)
         for family in RequestFamily.allCases {
             for (column, status) in Self.statuses.enumerated() {

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// What the HTTP front serves for operators beside PubNub's protocol: readiness, metrics, the web
@@ -25,17 +26,23 @@ public final class Operations: Sendable {
 }
 
 /// Connection gauges kept by the connection handlers: one relaxed atomic add when a connection
-/// opens or closes and when a long-poll parks or is released.
+/// opens or closes, and a change to its loop's own count (`parkedPolls(on:)`) when a long-poll
+/// parks or is released.
 final class ServerGauges: Sendable {
     private let connections = Atomic<Int>(0)
-    private let parked = Atomic<Int>(0)
+    /// Parked polls, counted by each loop apart (two changes a delivery).
+    private let parked = PerLoop { _ in LoopCount() }
     private let acceptFailures = Atomic<Int>(0)
     private let refusedTotal = Atomic<Int>(0)
 
     /// Open HTTP connections.
     var openConnections: Int { connections.load(ordering: .relaxed) }
     /// Parked long-polls.
-    var parkedPolls: Int { parked.load(ordering: .relaxed) }
+    var parkedPolls: Int { parked.all.reduce(0) { $0 + $1.value } }
+
+    /// The parked-poll count of `loop`'s connections, which they change (on that loop) when a
+    /// long-poll parks or is released.
+    func parkedPolls(on loop: any EventLoop) -> LoopCount { parked.value(for: loop) }
 
     /// Accepts that failed (no descriptor or memory left) since start.
     var failedAccepts: Int { acceptFailures.load(ordering: .relaxed) }
@@ -46,6 +53,4 @@ final class ServerGauges: Sendable {
     func connectionRefused() { refusedTotal.add(1, ordering: .relaxed) }
     func connectionOpened() { connections.add(1, ordering: .relaxed) }
     func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
-    func pollParked() { parked.add(1, ordering: .relaxed) }
-    func pollReleased() { parked.subtract(1, ordering: .relaxed) }
 }
