@@ -113,11 +113,31 @@ extension HTTPRequestParser {
               memcmp(base, keptBase, targetStart) == 0 else { return nil }
         // The target is scanned no further than a head within `limit` could reach.
         let scanEnd = min(raw.count, limit - restCount)
-        var targetEnd = targetStart
-        while targetEnd < scanEnd, raw[targetEnd] > 0x20, raw[targetEnd] < 0x7F { targetEnd += 1 }
+        let targetEnd = endOfVisible(raw, from: targetStart, to: scanEnd)
         let end = targetEnd + restCount
         guard targetEnd > targetStart, end <= raw.count, end <= limit,
               memcmp(base + targetEnd, keptBase + targetStart, restCount) == 0 else { return nil }
         return (targetEnd, end)
+    }
+
+    /// The index of the first byte of `raw` in `start..<end` outside visible ASCII (0x21–0x7E), or
+    /// `end`: eight bytes at a time while all eight are visible, then byte by byte.
+    ///
+    /// A word holds a byte below 0x21 exactly when subtracting 0x21 from every byte borrows into
+    /// the high bit of a byte whose own high bit was clear, and a byte above 0x7E exactly when
+    /// adding one to every byte sets a high bit or one was set already (the classic "has less" and
+    /// "has more" tests, exact for these bounds).
+    static func endOfVisible(_ raw: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while index + 8 <= end {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let below = (word &- ones &* 0x21) & ~word & highs
+            let above = ((word &+ ones) | word) & highs
+            guard below | above == 0 else { break }
+            index += 8
+        }
+        while index < end, raw[index] > 0x20, raw[index] < 0x7F { index += 1 }
+        return index
     }
 }
