@@ -24,16 +24,28 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// value over `UInt64.max`. Inlinable, so that a caller in another module gets a version
     /// specialized for its collection rather than the generic one, which reads each byte through
     /// witness tables.
+    /// Up to 19 digits cannot overflow (10¹⁹ − 1 < 2⁶⁴), so a timetoken's 17 are read without
+    /// the overflow checks only a 20th digit needs.
     @inlinable
     public init?<Digits: Collection<UInt8>>(decimalDigits digits: Digits) {
-        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        let count = digits.count
+        guard count > 0, count <= 20 else { return nil }
         var value: UInt64 = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times10.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
-            guard !overflow, !carry else { return nil }
-            value = sum
+        if count < 20 {
+            for digit in digits {
+                let decimal = digit &- UInt8(ascii: "0")
+                guard decimal < 10 else { return nil }
+                value = value &* 10 &+ UInt64(decimal)
+            }
+        } else {
+            for digit in digits {
+                let decimal = digit &- UInt8(ascii: "0")
+                guard decimal < 10 else { return nil }
+                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times10.addingReportingOverflow(UInt64(decimal))
+                guard !overflow, !carry else { return nil }
+                value = sum
+            }
         }
         self.rawValue = value
     }

@@ -8,6 +8,8 @@ final class TimetokenTests: XCTestCase {
         XCTAssertEqual(Timetoken(parsing: "17000000001234567"), Timetoken(17_000_000_001_234_567))
         XCTAssertEqual(Timetoken(parsing: "0017"), Timetoken(17))
         XCTAssertEqual(Timetoken(parsing: "18446744073709551615"), Timetoken(UInt64.max))
+        XCTAssertEqual(Timetoken(parsing: "9999999999999999999"), Timetoken(9_999_999_999_999_999_999), "19 digits, no check needed")
+        XCTAssertEqual(Timetoken(parsing: "09999999999999999999"), Timetoken(9_999_999_999_999_999_999), "20, checked")
     }
 
     func testDecimalDigitsMatchTheDescription() {
@@ -18,7 +20,7 @@ final class TimetokenTests: XCTestCase {
     }
 
     func testParsingRejectsAnythingButDigits() {
-        for text in ["", "-1", "abc", "1e5", "+1", " 1", "1 ", "1.0", "0x10", "12a", "\u{FF11}", "٣"] {
+        for text in ["", "-1", "abc", "1e5", "+1", " 1", "1 ", "1.0", "0x10", "12a", "\u{FF11}", "٣", "1/", ":1", "17000000000000000/"] {
             XCTAssertNil(Timetoken(parsing: Substring(text)), "accepted \(text.debugDescription)")
         }
     }
