@@ -6,9 +6,9 @@ extension ChannelHub {
         var waiters: [any Waiter] = []
         _ = channels.removeAll { _, state in
             state.inner.withLock { inner in
-                inner.reclaimed = true
                 inner.ring = MessageRing(capacity: limits.bufferSize)
                 inner.waiters.takeAll(into: &waiters)
+                state.reclaim(&inner)
             }
             return true
         }

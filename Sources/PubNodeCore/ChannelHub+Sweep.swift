@@ -19,7 +19,7 @@ extension ChannelHub {
                     inner.waiters.compact()
                     return false
                 }
-                inner.reclaimed = true
+                state.reclaim(&inner)
                 reclaimed.append(name)
                 return true
             }

@@ -28,10 +28,26 @@ public final class ChannelState: Sendable {
 
     let name: String
     let inner: Mutex<Inner>
+    /// `Inner.reclaimed`, readable without the lock: set once, under it, by `reclaim(_:)`.
+    private let left = Atomic<Bool>(false)
 
     init(name: String, capacity: Int, now: UInt64) {
         self.name = name
         self.inner = Mutex(Inner(ring: MessageRing(capacity: capacity), lastActivityNanoseconds: now))
+    }
+
+    /// Whether the state has left its hub (swept or closed): a holder keeping it across polls
+    /// takes the channel's live state instead. Read without the lock, so a state reclaimed a moment
+    /// ago may still read false; parking through it checks `Inner.reclaimed` under the lock.
+    var isReclaimed: Bool { left.load(ordering: .acquiring) }
+
+    /// Marks the state reclaimed, with `inner` (its own, locked, its waiters already taken or
+    /// none) passed in, and gives back its waiter table: a holder that still keeps the state parks
+    /// nothing here any more.
+    func reclaim(_ inner: inout Inner) {
+        inner.reclaimed = true
+        inner.waiters = WaiterSet()
+        left.store(true, ordering: .releasing)
     }
 }
 

@@ -24,6 +24,7 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// value over `UInt64.max`. Inlinable, so that a caller in another module gets a version
     /// specialized for its collection rather than the generic one, which reads each byte through
     /// witness tables.
+    ///
     /// Up to 19 digits cannot overflow (10¹⁹ − 1 < 2⁶⁴), so a timetoken's 17 are read without
     /// the overflow checks only a 20th digit needs.
     @inlinable

@@ -55,12 +55,16 @@ extension Sequence where Element == any Waiter {
 /// The waiters registered on one topic, keyed by identity for O(1) removal.
 struct WaiterSet {
     private var waiters: [ObjectIdentifier: any Waiter] = [:]
+    /// The most waiters held at once since the last `compact()`: a sweep that lands just after a
+    /// publish took every waiter finds the table empty, though the audience is back a moment later.
+    private var peak = 0
 
     var isEmpty: Bool { waiters.isEmpty }
     var count: Int { waiters.count }
 
     mutating func insert(_ waiter: any Waiter) {
         waiters[ObjectIdentifier(waiter)] = waiter
+        if waiters.count > peak { peak = waiters.count }
     }
 
     mutating func remove(_ waiter: any Waiter) {
@@ -81,10 +85,13 @@ struct WaiterSet {
     /// How many waiters the table holds without growing.
     var capacity: Int { waiters.capacity }
 
-    /// Shrinks a table whose capacity is over four times what its waiters need (at least 64): a
-    /// topic's memory follows its audience down, by the next sweep, once it has shrunk.
+    /// Shrinks a table whose capacity is over four times what its waiters need (at least 64), its
+    /// need being the most it held since the last call: a topic's memory follows its audience
+    /// down, by the second sweep after it has shrunk.
     mutating func compact() {
-        guard waiters.capacity > 4 * Swift.max(waiters.count, 16) else { return }
+        let need = Swift.max(peak, waiters.count)
+        peak = waiters.count
+        guard waiters.capacity > 4 * Swift.max(need, 16) else { return }
         var smaller = [ObjectIdentifier: any Waiter](minimumCapacity: waiters.count)
         for (key, waiter) in waiters { smaller[key] = waiter }
         waiters = smaller

@@ -8,7 +8,9 @@ import Synchronization
 /// where the loop is the only writer. Readers (a scrape, the statistics) visit every loop's value.
 /// A connection looks its loop's value up once, when it is added.
 final class PerLoop<Value: AnyObject & Sendable>: Sendable {
-    private let values = Mutex<[ObjectIdentifier: Value]>([:])
+    /// Each value by its loop's identity, beside the loop itself: held, the loop cannot be freed
+    /// and its address taken by another loop, which would then find this loop's value.
+    private let values = Mutex<[ObjectIdentifier: (loop: any EventLoop, value: Value)]>([:])
     private let make: @Sendable (any EventLoop) -> Value
 
     /// Values made by `make` for each loop that asks.
@@ -19,15 +21,15 @@ final class PerLoop<Value: AnyObject & Sendable>: Sendable {
     /// The value of `loop`, made on first use.
     func value(for loop: any EventLoop) -> Value {
         values.withLock { values in
-            if let value = values[ObjectIdentifier(loop)] { return value }
+            if let entry = values[ObjectIdentifier(loop)] { return entry.value }
             let value = make(loop)
-            values[ObjectIdentifier(loop)] = value
+            values[ObjectIdentifier(loop)] = (loop, value)
             return value
         }
     }
 
     /// Every loop's value, in no particular order.
-    var all: [Value] { values.withLock { Array($0.values) } }
+    var all: [Value] { values.withLock { $0.values.map(\.value) } }
 }
 
 /// A count one event loop keeps and any thread reads.

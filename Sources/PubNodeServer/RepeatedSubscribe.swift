@@ -12,7 +12,8 @@ import PubNodeCore
 /// refused on the next poll), compiles the filter (from its cache) and refreshes presence unless
 /// `presence` shows the refresh would change nothing. A poll that can park the last one's parked
 /// poll again (`poll`) goes through `Node.subscribe(_:cursor:presence:repeating:)` instead, which
-/// does the same but keeps the last long-poll's filter, compiled from the same text.
+/// authorizes and refreshes presence the same way but keeps the last long-poll's filter, compiled
+/// from the same text, and its keyset and channel state while they are live (no lookup by name).
 ///
 /// Only targets read without ambiguity are kept: exactly one `tt` parameter, written in plain
 /// digits, and no percent-escape in any parameter name (so no other name can decode to `tt`).

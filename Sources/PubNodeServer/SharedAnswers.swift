@@ -72,10 +72,10 @@ final class SharedAnswers {
 
     /// Each answer by its key.
     private var responses: [Key: Answer] = [:]
-    /// The key looked up or kept last: most polls of a batch share it, and comparing a key whose
-    /// strings share storage with this one is cheaper than hashing it. Kept apart from its answer
-    /// so that comparing reads it in place (a tuple bound with `if let` would be copied, every
-    /// string of the key retained and released, for each poll).
+    /// The key looked up or kept last: most polls of a batch share it, and comparing a key (a
+    /// reference and a few values) is cheaper than hashing it. Kept apart from its answer so that
+    /// comparing reads it in place (a tuple bound with `if let` would be copied, its channel state
+    /// and filter text retained and released, for each poll).
     private var lastKey: Key?
     /// The answer for `lastKey`.
     private var lastAnswer: Answer?

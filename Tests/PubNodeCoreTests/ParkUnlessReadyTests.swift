@@ -77,6 +77,22 @@ final class ParkUnlessReadyTests: XCTestCase {
         XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter), "park through it too")
     }
 
+    /// Parking through a live kept state does not look the channel up: with the state taken out of
+    /// the map (as a lookup would then make another), the waiter still lands on the kept one.
+    func testALiveKeptStateIsParkedOnWithoutLookingTheChannelUp() throws {
+        let hub = Fixture.hub()
+        let room = Fixture.subscription(["room"])
+        let kept = try XCTUnwrap(hub.state(of: room))
+        XCTAssertTrue(hub.channels.remove("room", if: { $0 === kept }))
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: hub.currentTimetoken(), kept: kept))
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.count }, 1, "registered on the kept state")
+        XCTAssertEqual(hub.channelCount, 0, "no state looked up or made by name")
+        XCTAssertNil(hub.park(TestWaiter(), on: room, after: hub.currentTimetoken(), kept: kept))
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.count }, 2)
+        XCTAssertEqual(hub.channelCount, 0)
+    }
+
     /// A kept state the sweeper reclaimed is not parked on (no publish would reach it): the
     /// channel is looked up again, and the live state created then is where the waiter waits.
     func testAReclaimedKeptStateParksOnTheLiveChannel() throws {

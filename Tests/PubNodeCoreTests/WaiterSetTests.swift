@@ -29,7 +29,9 @@ final class WaiterSetTests: XCTestCase {
         XCTAssertEqual(set.capacity, full, "as full as it needs to be: kept")
         for waiter in waiters.dropFirst(10) { set.remove(waiter) }
         set.compact()
-        XCTAssertLessThanOrEqual(set.capacity, 64)
+        XCTAssertEqual(set.capacity, full, "held 1,000 since the last compaction: kept")
+        set.compact()
+        XCTAssertLessThanOrEqual(set.capacity, 64, "ten since: shrunk")
         XCTAssertEqual(set.count, 10)
         var woken: [any Waiter] = []
         set.takeAll(into: &woken)
@@ -45,9 +47,50 @@ final class WaiterSetTests: XCTestCase {
         XCTAssertEqual(hub.publish(Fixture.draft("room")).waiters.count, 1_000)
         XCTAssertEqual(capacity(), grown, "kept between messages")
         XCTAssertEqual(hub.sweep().reclaimedChannels, 0, "its message is still buffered")
-        XCTAssertLessThanOrEqual(capacity(), 64, "no one came back: given back by the sweep")
+        XCTAssertEqual(capacity(), grown, "swept just after a publish took them all: kept for their return")
+        _ = hub.sweep()
+        XCTAssertLessThanOrEqual(capacity(), 64, "no one came back by the next sweep: given back")
         let waiter = TestWaiter()
         XCTAssertNil(hub.park(waiter, on: room, after: hub.currentTimetoken()))
         XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter))
+    }
+}
+
+/// A reclaimed channel state says so without its lock, and a repeated poll keeping it moves to
+/// the live state.
+final class ReclaimedStateTests: XCTestCase {
+    func testAReclaimedStateSaysSoAndGivesBackItsTable() throws {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        let hub = Fixture.hub(limits: limits, clock: wall)
+        let room = Fixture.subscription(["room"])
+        let kept = try XCTUnwrap(hub.state(of: room))
+        XCTAssertFalse(kept.isReclaimed)
+        wall.advance(seconds: 61)
+        XCTAssertEqual(hub.sweep().reclaimedChannels, 1)
+        XCTAssertTrue(kept.isReclaimed)
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.capacity }, 0)
+        XCTAssertFalse(try XCTUnwrap(hub.state(of: room)) === kept, "the channel's next state is another")
+    }
+
+    func testARepeatedPollWhoseChannelStateWasReclaimedStartsANewLongPoll() throws {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        let node = Node(limits: limits, clock: TimetokenClock(wall: wall))
+        let prepared = try node.prepare(SubscribeRequest(subscribeKey: "demo", channels: ["room"]))
+        var receipt: PresenceReceipt?
+        let cursor = node.time()
+        guard case .poll(let first) = try node.subscribe(prepared, cursor: cursor, presence: &receipt) else {
+            return XCTFail("expected a long-poll")
+        }
+        XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first))
+        wall.advance(seconds: 61)
+        XCTAssertEqual(node.sweepChannels().reclaimedChannels, 1)
+        guard case .poll(let next) = try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first)
+        else { return XCTFail("a new long-poll on the live channel state was expected") }
+        XCTAssertFalse(try XCTUnwrap(next.channel).isReclaimed)
+        XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: next), "and it serves again")
     }
 }

@@ -49,13 +49,15 @@ public protocol KeysetBroker: Sendable {
 
     /// Registers `waiter` like `park` unless messages after `cursor` are ready: true when they are
     /// (the waiter is not registered; the caller reads them with `read`), false when it stays
-    /// parked. A broker that can tell without reading them says so here. `kept` as for `park`.
+    /// parked; ideally told without reading or copying the messages. `kept` as for `park`.
     func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
                          kept: ChannelState?) -> Bool
 
     /// The state of `subscription`'s one channel, for a long-poll to keep across its polls and
     /// hand back to `park` and `parkUnlessReady`, which then park there without looking the
-    /// channel up while it lives; nil for a subscription with several topics.
+    /// channel up while it lives; nil for a subscription with several topics. A broker may answer
+    /// nil for every subscription: its polls then look their channel up each time, and the
+    /// transport shares no answers between them (it names a shared answer's channel by its state).
     func channelState(for subscription: Subscription) -> ChannelState?
 
     /// The messages for `subscription` after `cursor`, oldest first, each once, capped at the

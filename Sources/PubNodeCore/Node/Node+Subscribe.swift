@@ -54,14 +54,16 @@ extension Node {
     /// The poll is authorized and its presence refreshed exactly as `subscribe(_:cursor:presence:)`
     /// does. `last` serves while the keyset it was started on is still served (`isServed`: one
     /// deleted and created again is another, with another broker, and only then is the key looked
-    /// up): its subscription is `prepared`'s and its filter was compiled from `prepared`'s text,
-    /// which compiles the same way every time. `last` must have been started from `prepared`.
+    /// up) and the channel state it keeps is live (`LongPoll.isCurrent`; a reclaimed one gets a new
+    /// long-poll, which takes the live state): its subscription is `prepared`'s and its filter was
+    /// compiled from `prepared`'s text, which compiles the same way every time. `last` must have
+    /// been started from `prepared`.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
                           repeating last: LongPoll) throws(PubNodeError) -> SubscribeStart? {
         assert(last.subscription == prepared.subscription, "a long-poll repeated with another subscribe")
         // The keyset is looked up again only once the one `last` was started on is withdrawn.
         let keyset = last.keyset.isServed ? last.keyset : try servedKeyset(prepared.request.subscribeKey)
-        guard keyset === last.keyset else {
+        guard keyset === last.keyset, last.isCurrent else {
             return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
         }
         try authorize(prepared, on: keyset)

@@ -96,6 +96,10 @@ public struct LongPoll: Sendable {
     /// several topics.
     let channel: ChannelState?
 
+    /// Whether a repeated poll can park this long-poll again: its keyset is still served and its
+    /// channel's state has not been reclaimed (a new long-poll then takes the live one).
+    var isCurrent: Bool { keyset.isServed && channel?.isReclaimed != true }
+
     /// A poll of `subscription` on `keyset`, whose channel state it looks up once, here.
     init(subscription: Subscription, cursor: Timetoken, filter: CompiledFilter? = nil, keyset: ServedKeyset) {
         self.subscription = subscription
