@@ -93,26 +93,6 @@ final class ParkUnlessReadyTests: XCTestCase {
         XCTAssertEqual(hub.channelCount, 0)
     }
 
-    /// A kept state the sweeper reclaimed is not parked on (no publish would reach it): the
-    /// channel is looked up again, and the live state created then is where the waiter waits.
-    func testAReclaimedKeptStateParksOnTheLiveChannel() throws {
-        let wall = ManualClock()
-        var limits = Limits()
-        limits.idleChannelSeconds = 60
-        let hub = Fixture.hub(limits: limits, clock: wall)
-        let room = Fixture.subscription(["room"])
-        let kept = try XCTUnwrap(hub.state(of: room))
-        wall.advance(seconds: 61)
-        XCTAssertEqual(hub.sweep().reclaimedChannels, 1)
-        let cursor = hub.currentTimetoken()
-        let waiter = TestWaiter()
-        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: cursor, kept: kept))
-        XCTAssertEqual(hub.waiterCount(on: "room"), 1, "registered on the channel now served")
-        XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter))
-        XCTAssertEqual(hub.park(TestWaiter(), on: room, after: cursor, kept: kept)?.deliveries.count, 1,
-                       "a park through the reclaimed state reads the live channel")
-    }
-
     func testTheMemoryBrokerAnswersFromItsHub() {
         let broker = MemoryBroker(hubs: MemoryHubs(limits: Limits(), clock: TimetokenClock(wall: ManualClock())))
         let keyset = broker.open(.demo)

@@ -1,0 +1,61 @@
+@testable import PubNodeCore
+import PubNodeTestSupport
+import XCTest
+
+/// A channel state the sweeper reclaimed says so without its lock, is never parked on again, and
+/// a long-poll keeping it moves to the live state.
+final class ReclaimedStateTests: XCTestCase {
+    /// A hub whose "room" state, kept here, the sweeper has reclaimed.
+    private func reclaimedRoom() throws -> (hub: ChannelHub, room: Subscription, kept: ChannelState) {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        let hub = Fixture.hub(limits: limits, clock: wall)
+        let room = Fixture.subscription(["room"])
+        let kept = try XCTUnwrap(hub.state(of: room))
+        XCTAssertFalse(kept.isReclaimed)
+        wall.advance(seconds: 61)
+        XCTAssertEqual(hub.sweep().reclaimedChannels, 1)
+        return (hub, room, kept)
+    }
+
+    func testAReclaimedStateSaysSoAndGivesBackItsTable() throws {
+        let (hub, room, kept) = try reclaimedRoom()
+        XCTAssertTrue(kept.isReclaimed)
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.capacity }, 0)
+        XCTAssertFalse(try XCTUnwrap(hub.state(of: room)) === kept, "the channel's next state is another")
+    }
+
+    /// A kept state the sweeper reclaimed is not parked on (no publish would reach it): the
+    /// channel is looked up again, and the live state created then is where the waiter waits.
+    func testAReclaimedKeptStateParksOnTheLiveChannel() throws {
+        let (hub, room, kept) = try reclaimedRoom()
+        let cursor = hub.currentTimetoken()
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: cursor, kept: kept))
+        XCTAssertEqual(hub.waiterCount(on: "room"), 1, "registered on the channel now served")
+        XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter))
+        XCTAssertEqual(hub.park(TestWaiter(), on: room, after: cursor, kept: kept)?.deliveries.count, 1,
+                       "a park through the reclaimed state reads the live channel")
+    }
+
+    func testARepeatedPollWhoseChannelStateWasReclaimedStartsANewLongPoll() throws {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        let node = Node(limits: limits, clock: TimetokenClock(wall: wall))
+        let prepared = try node.prepare(SubscribeRequest(subscribeKey: "demo", channels: ["room"]))
+        var receipt: PresenceReceipt?
+        let cursor = node.time()
+        guard case .poll(let first) = try node.subscribe(prepared, cursor: cursor, presence: &receipt) else {
+            return XCTFail("expected a long-poll")
+        }
+        XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first))
+        wall.advance(seconds: 61)
+        XCTAssertEqual(node.sweepChannels().reclaimedChannels, 1)
+        guard case .poll(let next) = try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: first)
+        else { return XCTFail("a new long-poll on the live channel state was expected") }
+        XCTAssertFalse(try XCTUnwrap(next.channel).isReclaimed)
+        XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: next), "and it serves again")
+    }
+}
