@@ -89,6 +89,12 @@ extension PubNodeHTTPHandler {
         // it): wait again. Registering before reading again means a publish racing with this is
         // either read now or wakes the poll.
         if poll.longPoll.isFilteredOut(ready, after: poll.cursor) { poll.cursor = ready.next }
+        // Woken by its keyset's deletion: parked again it would wait out its deadline where no
+        // publish looks. Answered now, with nothing; the client's next poll is refused.
+        guard poll.longPoll.isServed else {
+            answer(poll, with: DeliveryBatch(deliveries: [], next: poll.cursor), woken: true)
+            return
+        }
         poll.rearm()
         if let again = Self.parkPassingFilteredOut(poll) {
             answer(poll, with: again, woken: true)

@@ -135,6 +135,30 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(refused.text, expected.text)
     }
 
+    /// A poll parked when its keyset is deleted is woken and answered at once, with nothing and its
+    /// own cursor, instead of parking again where no publish reaches it until its deadline; its
+    /// next poll is refused.
+    func testAPollWokenByItsKeysetsDeletionIsAnsweredNotParkedAgain() throws {
+        let node = EmbeddedNode(adminToken: "admin")
+        try node.administer(.create(KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)))
+        let connection = try node.connect()
+        try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        let poll = "GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n"
+        try connection.send(poll)
+        XCTAssertNil(try connection.response(), "parked")
+
+        try node.administer(.delete(subscribeKey: "sub-t"))
+        let answer = try XCTUnwrap(try connection.response(), "answered once woken, not parked again")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.json["m"]?.arrayValue.count, 0)
+        XCTAssertEqual(answer.json["t"]?["t"]?.stringValue, cursor, "nothing read: the cursor it came with")
+        let handler = try connection.channel.pipeline.syncOperations.handler(type: PubNodeHTTPHandler.self)
+        XCTAssertNil(handler.state.parked)
+        try connection.send(poll)
+        XCTAssertEqual(try XCTUnwrap(try connection.response()).status, 400, "the next poll is refused")
+    }
+
     func testARepeatedPollRejoinsAfterALeaveWithinItsRefreshWindow() throws {
         let wall = ManualClock()
         let node = EmbeddedNode(wall: wall)

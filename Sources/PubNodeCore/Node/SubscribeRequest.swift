@@ -100,6 +100,11 @@ public struct LongPoll: Sendable {
     /// channel's state has not been reclaimed (a new long-poll then takes the live one).
     var isCurrent: Bool { keyset.isServed && channel?.isReclaimed != true }
 
+    /// Whether the keyset it was started on is still served: a poll woken because its keyset was
+    /// deleted finds it false, and is answered rather than parked again on a hub no publish
+    /// reaches any more. (A reclaimed channel state is no reason: parking looks the live one up.)
+    public var isServed: Bool { keyset.isServed }
+
     /// A poll of `subscription` on `keyset`, whose channel state it looks up once, here.
     init(subscription: Subscription, cursor: Timetoken, filter: CompiledFilter? = nil, keyset: ServedKeyset) {
         self.subscription = subscription
