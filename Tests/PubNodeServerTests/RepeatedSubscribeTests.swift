@@ -110,12 +110,18 @@ final class RepeatedSubscribeTests: XCTestCase {
         XCTAssertEqual(refused.json["message"], expected.json["message"])
     }
 
-    func testARepeatedPollOnADeletedKeysetIsRefusedAsAFreshOne() throws {
+    /// A node with a keyset `sub-t` created at run time, a connection and its handshake's cursor on
+    /// `room` there.
+    private func handshakeOnCreatedKeyset() throws -> (node: EmbeddedNode, connection: Connection, cursor: String) {
         let node = EmbeddedNode(adminToken: "admin")
         try node.administer(.create(KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)))
         let connection = try node.connect()
         try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
-        let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        return (node, connection, try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue))
+    }
+
+    func testARepeatedPollOnADeletedKeysetIsRefusedAsAFreshOne() throws {
+        let (node, connection, cursor) = try handshakeOnCreatedKeyset()
         try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n")
         _ = try node.get("/publish/pub-t/sub-t/0/room/0/1")
         connection.runLoop()
@@ -139,11 +145,7 @@ final class RepeatedSubscribeTests: XCTestCase {
     /// own cursor, instead of parking again where no publish reaches it until its deadline; its
     /// next poll is refused.
     func testAPollWokenByItsKeysetsDeletionIsAnsweredNotParkedAgain() throws {
-        let node = EmbeddedNode(adminToken: "admin")
-        try node.administer(.create(KeysetSpec(publishKey: "pub-t", subscribeKey: "sub-t", accessManager: false)))
-        let connection = try node.connect()
-        try connection.send("GET /v2/subscribe/sub-t/room/0?uuid=u&tt=0 HTTP/1.1\r\nHost: x\r\n\r\n")
-        let cursor = try XCTUnwrap(try connection.response()?.json["t"]?["t"]?.stringValue)
+        let (node, connection, cursor) = try handshakeOnCreatedKeyset()
         let poll = "GET /v2/subscribe/sub-t/room/0?uuid=u&tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n"
         try connection.send(poll)
         XCTAssertNil(try connection.response(), "parked")
