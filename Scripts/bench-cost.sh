@@ -10,6 +10,9 @@
 #            the next poll, its routing, presence refresh and re-park).
 #   publish  CONNECTIONS keep-alive connections publishing PAYLOAD-byte messages for DURATION s;
 #            CPU per accepted publish.
+#   setup    SUBS subscribers connecting, each with its handshake and first long-poll, until all
+#            are parked: CPU per subscriber; then (after one message and a hold) their closing:
+#            CPU per subscriber closed. What a fan-out's whole run adds to its deliveries.
 #
 # With SERVER=nchan the same workloads run against Nchan (nginx with one worker, Deploy/nchan),
 # timing the worker's CPU and counting what the load tool counted (deliveries, accepted
@@ -18,7 +21,7 @@
 # each its own hub, so fan-out takes one), the least a server on NIO's channels can spend
 # (counted like Nchan).
 #
-# Usage: Scripts/bench-cost.sh fanout|publish [--no-build]
+# Usage: Scripts/bench-cost.sh fanout|publish|setup [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or nchan, floor], SCRATCH [.build],
 #   PUBNODE_BIN [release build], SUBS [1000],
 #   MESSAGES [20], INTERVAL_MS [200], CONNECTIONS [64], DURATION [10], PAYLOAD [16], CHANNELS [1: publish
@@ -35,7 +38,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=Scripts/bench-common.sh
 source "$ROOT/Scripts/bench-common.sh"
-MODE=${1:?usage: bench-cost.sh fanout|publish [--no-build]}
+MODE=${1:?usage: bench-cost.sh fanout|publish|setup [--no-build]}
 SCRATCH=${SCRATCH:-$ROOT/.build}
 SUBS=${SUBS:-1000} MESSAGES=${MESSAGES:-20} INTERVAL_MS=${INTERVAL_MS:-200}
 CONNECTIONS=${CONNECTIONS:-64} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} CHANNELS=${CHANNELS:-1}
@@ -106,6 +109,33 @@ fanout)
     [[ $(result_field "$WORK/load.json" complete) == yes ]] || log "not every message was delivered"
     log "p50 $(result_field "$WORK/load.json" delivery_p50_ms) ms, p99 $(result_field "$WORK/load.json" delivery_p99_ms) ms"
     [[ -z "${BY_MESSAGE:-}" ]] || grep -o '"message_[0-9]*_p50_p99_max_ms": *"[^"]*"' "$WORK/load.json" >&2 || true
+    ;;
+setup)
+    read -r t0 u0 < <(ticks); profile
+    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads "${LOAD_THREADS:-1}" --subscribers "$SUBS" --messages 1 \
+        --settle 3 --hold 2 --channel cost-fan >"$WORK/load.json" 2>"$WORK/load.err" &
+    load=$!
+    # The load tool's word that every first poll left, not the server's count: a scrape of
+    # PubNode's metrics lists its open descriptors, which with thousands open costs more than
+    # what is measured here.
+    until grep -q "fanout: [0-9]* parked" "$WORK/load.err"; do
+        kill -0 "$NODE_PID" 2>/dev/null || { server_log; exit 1; }
+        sleep 0.05
+    done
+    sleep 1   # the last first polls read and parked
+    read -r t1 u1 < <(ticks); unprofile
+    [[ $(parked) -ge $SUBS ]] || log "not every first poll was parked a second after the last left"
+
+    until grep -q "fanout: holding" "$WORK/load.err"; do sleep 0.05; done
+    read -r t2 u2 < <(ticks)
+    wait "$load"
+    sleep 1   # the last closes handled (no scrape meanwhile, as above)
+    read -r t3 u3 < <(ticks)
+    [[ $(parked) -eq 0 ]] || log "polls were still parked a second after the load tool closed"
+    hz=$(getconf CLK_TCK)
+    awk -v t=$((t3 - t2)) -v u=$((u3 - u2)) -v hz="$hz" -v n="$SUBS" 'BEGIN {
+        printf "closing: %.2f s CPU over %d subscribers: %.2f µs per subscriber, %.2f of it in user space\n", t / hz, n, t / hz / n * 1e6, u / hz / n * 1e6 }'
+    units=$SUBS unit="subscriber connected and parked"
     ;;
 publish)
     before=$(counted pubnode_messages_published_total); profile; read -r t0 u0 < <(ticks)

@@ -18,19 +18,24 @@
 #            tool holds them open after the last delivery, and counting stops there).
 #   publish  CONNECTIONS keep-alive connections publishing PAYLOAD-byte messages for DURATION s;
 #            instructions per accepted publish.
+#   setup    SUBS subscribers connecting, each with its handshake and first long-poll, until the
+#            load tool has sent every first poll and SETTLE_S more seconds pass (nothing scrapes
+#            the server meanwhile); instructions per subscriber connected and parked. Then, after
+#            one message, their connections' close: instructions per connection closed
+#            (CALLGRIND_OUT.close keeps that run's file).
 #
 # Valgrind runs a server some 50 times slower, so answers whose batching depends on time (a loop
 # turn's reads, a chunk of woken polls) may group differently than at full speed; INTERVAL_MS
 # leaves each burst time to finish before the next message.
 #
-# Usage: Scripts/bench-instructions.sh fanout|publish [--no-build]
+# Usage: Scripts/bench-instructions.sh fanout|publish|setup [--no-build]
 # Environment (defaults in brackets): SERVER [pubnode; or floor, nchan], SCRATCH [.build],
 #   PUBNODE_BIN [release build], PUBNODE_ARGS [--event-loop-threads 1], SUBS [1000],
 #   CHANNEL [instructions-fan: the fan-out channel; 16 bytes, one past what a Swift string holds
 #   without an allocation of its own, where bench.sh's names (fan10000-NNNNN) fit],
 #   FIRST_MESSAGES [2], MESSAGES [7], INTERVAL_MS [1000], HOLD [30: seconds the subscribers stay
 #   connected after the last delivery, within which they must all park again], CONNECTIONS [16], DURATION [10],
-#   PAYLOAD [16], TOP [0: also print the functions with the most instructions of their own, this
+#   PAYLOAD [16], SETTLE_S [5: setup's wait after the last first poll left], TOP [0: also print the functions with the most instructions of their own, this
 #   many, from the longer run], CALLGRIND_OUT [unset: keep that run's callgrind file here, for
 #   callgrind_annotate], CACHE_SIM [unset: set to also simulate the caches (`--cache-sim=yes`,
 #   the host's cache sizes) and print data reads and writes (Dr, Dw) and misses per unit: I1mr, D1mr, D1mw first-level instruction,
@@ -44,7 +49,7 @@ shopt -s inherit_errexit   # $(fanout N) stops at its first failure too
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=Scripts/bench-common.sh
 source "$ROOT/Scripts/bench-common.sh"
-MODE=${1:?usage: bench-instructions.sh fanout|publish [--no-build]}
+MODE=${1:?usage: bench-instructions.sh fanout|publish|setup [--no-build]}
 SCRATCH=${SCRATCH:-$ROOT/.build}
 CHANNEL=${CHANNEL:-instructions-fan} SUBS=${SUBS:-1000} FIRST_MESSAGES=${FIRST_MESSAGES:-2} MESSAGES=${MESSAGES:-7} INTERVAL_MS=${INTERVAL_MS:-1000}
 HOLD=${HOLD:-30} CONNECTIONS=${CONNECTIONS:-16} DURATION=${DURATION:-10} PAYLOAD=${PAYLOAD:-16} TOP=${TOP:-0}
@@ -89,7 +94,8 @@ start() {  # starts the server under callgrind, instrumentation off, and waits u
 }
 grind() { callgrind_control "$@" "$SERVER_PID" >/dev/null 2>&1; }   # -i on, -i off, -z (zero), -d (dump)
 parked() { fanout_parked "$SERVER" "$CHANNEL"; }
-finish() {  # dumps the counts; prints the totals counted, keeps the file as $WORK/last.out
+finish() { dump; stop; awk '/^totals:/ { $1 = ""; print }' "$WORK/last.out"; }   # every event's total (Ir first)
+dump() {  # dumps the counts so far into $WORK/last.out
     grind -d
     local out
     for _ in $(seq 1 100); do   # the server's own thread writes the dump, between two of its blocks
@@ -99,8 +105,6 @@ finish() {  # dumps the counts; prints the totals counted, keeps the file as $WO
     done
     [[ -n "$out" ]] && grep -q '^totals:' "$out" || { log "callgrind wrote no complete counts"; exit 1; }
     mv "$out" "$WORK/last.out"
-    stop
-    awk '/^totals:/ { $1 = ""; print }' "$WORK/last.out"   # every event's total (Ir first)
 }
 
 fanout() {  # fanout MESSAGES: instructions over that many messages' deliveries
@@ -136,6 +140,36 @@ fanout)
     long=$(fanout "$MESSAGES")
     units=$(( (MESSAGES - FIRST_MESSAGES) * SUBS )) unit=delivery
     total=$(python3 -c 'import sys; print(" ".join(str(int(b) - int(a)) for a, b in zip(sys.argv[1].split(), sys.argv[2].split())))' "$short" "$long")
+    ;;
+setup)
+    start
+    grind -z; grind -i on
+    "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" \
+        --messages 1 --settle "$(( ${SETTLE_S:-5} + 5 ))" --hold 2 --park-timeout 600 --channel "$CHANNEL" >"$WORK/load.json" 2>&1 &
+    load=$!
+    until grep -q '^fanout: [0-9]* parked' "$WORK/load.json"; do
+        kill -0 "$load" 2>/dev/null || { cat "$WORK/load.json" >&2; exit 1; }
+        sleep 0.1
+    done
+    sleep "${SETTLE_S:-5}"
+    grind -i off
+    [[ $(parked) -ge $SUBS ]] || { log "the server had not parked every first poll: raise SETTLE_S"; kill "$load"; exit 1; }
+    dump; mv "$WORK/last.out" "$WORK/setup.out"
+    # Then the connections' close, on its own: counted from the load tool's hold (every message
+    # delivered) until SETTLE_S after it exits.
+    until grep -q '^fanout: holding' "$WORK/load.json"; do sleep 0.1; done
+    grind -z; grind -i on
+    wait "$load"
+    sleep "${SETTLE_S:-5}"
+    grind -i off
+    [[ $(parked) -eq 0 ]] || log "the server still held parked polls after the close"
+    closing=$(finish)
+    [[ -z "${CALLGRIND_OUT:-}" ]] || cp "$WORK/last.out" "$CALLGRIND_OUT.close"
+    python3 -c 'import sys; n, s = int(sys.argv[2]), int(sys.argv[1].split()[0]); print(f"{sys.argv[3]} close: {s:,} instructions over {n:,} × connection closed: {s / n:,.0f} per connection closed")' \
+        "$closing" "$SUBS" "$SERVER"
+    mv "$WORK/setup.out" "$WORK/last.out"
+    total=$(awk '/^totals:/ { $1 = ""; print }' "$WORK/last.out")
+    units=$SUBS unit="subscriber connected and parked"
     ;;
 publish)
     start

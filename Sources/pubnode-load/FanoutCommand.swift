@@ -96,7 +96,9 @@ struct FanoutCommand: AsyncParsableCommand {
         )
         let task = fleet.start()
         let parked = await fleet.waitParked(timeout: parkTimeout)
-        if !parked.allParked {
+        if parked.allParked {
+            Console.note("fanout: \(subscribers) parked")
+        } else {
             Console.note("fanout: only \(progress.parked) of \(subscribers) parked after \(parkTimeout) s; publishing anyway")
         }
         await Waiting.sleep(seconds: settle)

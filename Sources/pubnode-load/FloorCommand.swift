@@ -53,10 +53,12 @@ struct FloorCommand: AsyncParsableCommand {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // The node's options, set as the node sets them: directly, not through a
+                    // bootstrap's chain of futures.
+                    try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1)
+                    try channel.syncOptions?.setOption(.maxMessagesPerRead, value: 16)
                     try channel.pipeline.syncOperations.addHandler(FloorHandler(hub: loopHubs[ObjectIdentifier(channel.eventLoop)]!.value))
                 }
             }
