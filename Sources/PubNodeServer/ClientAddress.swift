@@ -26,22 +26,23 @@ enum ClientAddress {
     static func isPrivate(_ address: SocketAddress) -> Bool {
         switch address {
         case .v4(let v4):
-            return isPrivateIPv4(withUnsafeBytes(of: v4.address.sin_addr) { Array($0) })
+            return withUnsafeBytes(of: v4.address.sin_addr) { isPrivateIPv4($0[0], $0[1]) }
         case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                return isPrivateIPv4(Array(bytes[12...]))
+            return withUnsafeBytes(of: v6.address.sin6_addr) { bytes in
+                if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                    return isPrivateIPv4(bytes[12], bytes[13])
+                }
+                let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
+                return loopback || bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)
             }
-            let loopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
-            return loopback || bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80)
         case .unixDomainSocket:
             return true
         }
     }
 
-    private static func isPrivateIPv4(_ b: [UInt8]) -> Bool {
-        b[0] == 127 || b[0] == 10 || (b[0] == 172 && b[1] & 0xF0 == 16) || (b[0] == 192 && b[1] == 168)
-            || (b[0] == 169 && b[1] == 254)
+    /// Whether an IPv4 address with first octets `a` and `b` is loopback, private or link-local.
+    private static func isPrivateIPv4(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == 127 || a == 10 || (a == 172 && b & 0xF0 == 16) || (a == 192 && b == 168) || (a == 169 && b == 254)
     }
 
     /// `xxxx:xxxx:xxxx:xxxx::/64` of a 16-byte IPv6 address.

@@ -40,8 +40,10 @@ extension PubNodeHTTPHandler {
             return
         }
         client.nodeCounted = true
-        guard let remote = context.channel.remoteAddress, let address = ClientAddress.key(remote) else { return }
+        guard let remote = context.channel.remoteAddress else { return }
+        // An exempt client needs no key: writing one out costs more than the rest of admission.
         if router.clientLimits.exemptsPrivateAddresses, ClientAddress.isPrivate(remote) { return }
+        guard let address = ClientAddress.key(remote) else { return }
         client.address = address
         let clientLimits = router.clientLimits
         guard clientLimits.maxConnections > 0 else { return }

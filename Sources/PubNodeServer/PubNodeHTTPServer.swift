@@ -107,9 +107,7 @@ public final class PubNodeHTTPServer: Sendable {
 
     /// Binds a listener whose connections are served by `router`; it closes with the server's drain.
     private func bind(_ router: Router, host: String, port: Int) async throws -> any Channel {
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 4096)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        let bootstrap = Self.listenerBootstrap(group: group)
             .serverChannelInitializer { [quiesce, acceptBackoff] channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let helper = quiesce.helper.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
@@ -117,14 +115,32 @@ public final class PubNodeHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(acceptBackoff.handler())
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try Self.configureOptions(channel)
                     try Self.configureConnection(channel.pipeline.syncOperations, router: router)
                 }
             }
         return try await bootstrap.bind(host: host, port: port).get()
+    }
+
+    /// A bootstrap with the listener's options: a deep backlog and address reuse. Each accepted
+    /// connection's own are set by `configureOptions`.
+    static func listenerBootstrap(group: any EventLoopGroup) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 4096)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+    }
+
+    /// Sets an accepted connection's options directly, on its loop: `TCP_NODELAY` (an answer
+    /// leaves without waiting for the client's ACK of the last; an accepted socket does not
+    /// inherit it from the listener) and up to 16 reads a loop turn. A bootstrap's child options
+    /// would be applied through a chain of futures, one per option, which cost as much as the rest
+    /// of accepting the connection.
+    static func configureOptions(_ channel: any Channel) throws {
+        guard let options = channel.syncOptions else { return }
+        try options.setOption(.socketOption(.tcp_nodelay), value: 1)
+        try options.setOption(.maxMessagesPerRead, value: 16)
     }
 
     /// Builds one connection's pipeline: a single handler, which parses requests from the received

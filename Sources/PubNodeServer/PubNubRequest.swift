@@ -84,7 +84,7 @@ public struct PubNubRequest: Sendable {
 
     /// A query parameter split on commas, empty items dropped (`channel-group=a,b`).
     func list(_ name: String) -> [String] {
-        query[name].map { $0.split(separator: ",").map(String.init) } ?? []
+        query[name]?.commaSeparatedItems() ?? []
     }
 
     /// A boolean query parameter: `1`/`true` or `0`/`false`; nil when absent.

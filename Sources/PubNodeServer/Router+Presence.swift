@@ -59,7 +59,7 @@ extension Router {
     /// The keyset, the channels of the path (`…/channel/{channels}`), `channel-group`, `uuid`, `auth`.
     private static func presenceTarget(_ request: PubNubRequest) throws(PubNodeError) -> PresenceRequest {
         let s = request.segments
-        let channels = s.count > 5 && s[4] == "channel" ? s[5].split(separator: ",").map(String.init) : []
+        let channels = s.count > 5 && s[4] == "channel" ? s[5].commaSeparatedItems() : []
         var target = PresenceRequest(subscribeKey: s[3], channels: channels, groups: request.list("channel-group"),
                                      uuid: uuid(request), authKey: request.query["auth"])
         target.signature = request.signed

@@ -55,7 +55,7 @@ extension Router {
             throw .invalidParameter("tr must be an integer region")
         }
         var subscribe = SubscribeRequest(
-            subscribeKey: request.segments[2], channels: request.segments[3].split(separator: ",").map(String.init),
+            subscribeKey: request.segments[2], channels: request.segments[3].commaSeparatedItems(),
             groups: request.list("channel-group"), cursor: cursor, uuid: uuid(request),
             heartbeatSeconds: try heartbeatSeconds(request), state: request.query["state"].map { Array($0.utf8) },
             authKey: request.query["auth"])
