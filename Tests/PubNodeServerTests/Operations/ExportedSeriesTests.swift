@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Prometheus
 @testable import PubNodeCore
 @testable import PubNodeServer
@@ -51,6 +54,28 @@ final class ExportedSeriesTests: XCTestCase {
         XCTAssertGreaterThan(process.residentBytes ?? 0, 1 << 20)
         XCTAssertGreaterThan(process.openFileDescriptors ?? 0, 2)
         XCTAssertGreaterThan(process.cpuSeconds ?? 0, 0)
+        #endif
+    }
+
+    func testOpenDescriptorsAreCountedAsTheDirectoryListsThem() throws {
+        #if os(Linux)
+        // Twenty more descriptors, then both ways of counting agree. A background thread of an
+        // earlier test may open or close one between the two reads, so they are read again a few
+        // times before the difference counts.
+        var pipes: [Int32] = []
+        for _ in 0..<10 {
+            var ends: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&ends), 0)
+            pipes += ends
+        }
+        defer { for fd in pipes { close(fd) } }
+        var pair: (counted: Int?, listed: Int?) = (nil, nil)
+        for _ in 0..<5 {
+            pair = (ProcessStatistics.openDescriptors(), ProcessStatistics.countEntries("/proc/self/fd"))
+            if pair.counted == pair.listed { break }
+        }
+        XCTAssertEqual(pair.counted, pair.listed)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(pair.listed), 23)
         #endif
     }
 
