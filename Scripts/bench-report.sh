@@ -17,6 +17,8 @@ cell() {
         cpu) echo "${R[$s.publish_cpu]:-?} % of one core" ;;
         delivered) echo "$(fmt_int "${R[$s.fan$size.delivered]:-?}") / $(fmt_int "${R[$s.fan$size.expected]:-?}") (errors ${R[$s.fan$size.errors]:-?})" ;;
         fancpu) echo "${R[$s.fan$size.cpu_us]:-?} µs" ;;
+        fanmsgcpu) echo "${R[$s.fan$size.messages_cpu_us]:-?} µs" ;;
+        fansetup) echo "${R[$s.fan$size.setup_cpu_us]:-?} / ${R[$s.fan$size.close_cpu_us]:-?} µs" ;;
         fanlat) echo "$(fmt_ms "${R[$s.fan$size.delivery_p50_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p90_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_p99_ms]:-}") / $(fmt_ms "${R[$s.fan$size.delivery_max_ms]:-}") ms" ;;
         rsssub) awk -v a="${R[$s.rss_idle_kib]:-0}" -v b="${R[$s.rss_parked_kib]:-0}" -v n="${R[$s.parked]:-0}" \
             'BEGIN { if (n > 0) printf "%.2f KiB", (b - a) / n; else printf "n/a" }' ;;
@@ -78,6 +80,8 @@ for size in $FANOUT_SIZES; do
     row "Fan-out $(fmt_int "$size") subs × $MESSAGES msgs every $INTERVAL_MS ms: delivered" delivered "$size"
     row "Fan-out $(fmt_int "$size") subs: latency p50 / p90 / p99 / max" fanlat "$size"
     row "Fan-out $(fmt_int "$size") subs: server CPU per delivery (whole run)" fancpu "$size"
+    row "Fan-out $(fmt_int "$size") subs: server CPU per delivery (the messages only)" fanmsgcpu "$size"
+    row "Fan-out $(fmt_int "$size") subs: server CPU per subscriber to connect and park / to close" fansetup "$size"
 done
 row "RSS per parked subscriber ($(fmt_int "$PARK_SUBS") parked)" rsssub
 row "Server RSS idle / with $(fmt_int "$PARK_SUBS") parked" rss

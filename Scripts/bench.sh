@@ -8,7 +8,8 @@
 #   fanout   delivery latency to 1,000 and 10,000 parked subscribers; the messages leave on a fixed
 #            schedule (pubnode-load's publishers take turns on a loop of their own), so every
 #            server is offered the same load (while acknowledgements take under 800 ms; each
-#            result says how late any publish left)
+#            result says how late any publish left); the server's CPU per delivery over the whole
+#            run, over the messages alone, and per subscriber to connect and park and to close
 #
 # Usage: Scripts/bench.sh [--with-nchan] [--install] [--no-pubnode] [--pubnode-bin PATH]
 #                         [--no-build] [--quick] [--help]
@@ -294,14 +295,32 @@ run_suite() {
     for size in $FANOUT_SIZES; do
         out=$WORK/$name-fanout-$size.json
         ticks0=$(cpu_ticks "$pid")
+        # The server's CPU is also read when the load tool says every subscriber is parked and
+        # when every message is delivered (its 1 s hold begins), splitting the whole run into the
+        # subscribers' setup (connection, handshake, first poll), the messages, and the close.
         "$LOAD" fanout "${common[@]}" --threads "$LOAD_THREADS" --subscribers "$size" --messages "$MESSAGES" \
-            --interval-ms "$INTERVAL_MS" --channel "fan$size-$RANDOM" >"$out" 2>&1 \
-            || log "$name fanout $size exited with an error"
+            --interval-ms "$INTERVAL_MS" --hold 1 --channel "fan$size-$RANDOM" >"$out" 2>&1 &
+        local load=$! parked_at="" held_at=""
+        while kill -0 "$load" 2>/dev/null; do
+            if [[ -z "$parked_at" ]] && grep -q '^fanout: [0-9]* parked' "$out"; then parked_at=$(cpu_ticks "$pid"); fi
+            if [[ -z "$held_at" ]] && grep -q '^fanout: holding' "$out"; then held_at=$(cpu_ticks "$pid"); fi
+            sleep 0.02
+        done
+        wait "$load" || log "$name fanout $size exited with an error"
+        sleep 0.5   # the server closes the last connections
         ticks1=$(cpu_ticks "$pid")
         line=$(json_line "$out")
-        # The server's CPU over the whole run (connecting and parking included) per delivery.
-        R[$name.fan$size.cpu_us]=$(awk -v d=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" -v n="$(jget "$line" delivered)" \
+        local delivered hz
+        delivered=$(jget "$line" delivered) hz=$(getconf CLK_TCK)
+        # The server's CPU over the whole run (connecting, parking and closing included) per delivery.
+        R[$name.fan$size.cpu_us]=$(awk -v d=$((ticks1 - ticks0)) -v hz="$hz" -v n="$delivered" \
             'BEGIN { if (n > 0) printf "%.1f", d / hz / n * 1e6; else printf "0" }')
+        if [[ -n "$parked_at" && -n "$held_at" ]]; then
+            R[$name.fan$size.messages_cpu_us]=$(awk -v d=$((held_at - parked_at)) -v hz="$hz" -v n="$delivered" \
+                'BEGIN { if (n > 0) printf "%.1f", d / hz / n * 1e6; else printf "0" }')
+            R[$name.fan$size.setup_cpu_us]=$(awk -v d=$((parked_at - ticks0)) -v hz="$hz" -v n="$size" 'BEGIN { printf "%.0f", d / hz / n * 1e6 }')
+            R[$name.fan$size.close_cpu_us]=$(awk -v d=$((ticks1 - held_at)) -v hz="$hz" -v n="$size" 'BEGIN { printf "%.0f", d / hz / n * 1e6 }')
+        fi
         local key
         for key in delivered expected errors delivery_p50_ms delivery_p90_ms delivery_p99_ms delivery_max_ms \
             publish_late_max_ms publish_rtt_p50_ms; do
