@@ -41,21 +41,22 @@ extension ChannelHub {
     }
 
     /// Refreshes like `heartbeat(_:)` unless `receipt`, from the last refresh of the same update,
-    /// shows that this one would change nothing (`PresenceReceipt`); returns the receipt to pass
-    /// next time and the waiters the refresh's events woke.
-    public func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?)
-        throws(PubNodeError) -> (receipt: PresenceReceipt, waiters: [any Waiter]) {
-        let epoch = presence.epoch
+    /// shows that this one would change nothing (`PresenceReceipt`); `receipt` becomes the one to
+    /// pass next time. Returns the waiters the refresh's events woke.
+    ///
+    /// A skipped refresh (nearly every poll) leaves `receipt` where it lies: the check reads it in
+    /// place and nothing is copied or returned. A copy would retain its epoch, one object that
+    /// every event loop's polls of the keyset share.
+    public func refresh(_ update: PresenceUpdate, receipt: inout PresenceReceipt?) throws(PubNodeError) -> [any Waiter] {
         let now = presence.clock.nowNanoseconds()
         let window = PresenceReceipt.window(timeoutSeconds: presence.settings.timeout(requested: update.timeoutSeconds),
                                             longPollSeconds: limits.longPollTimeoutSeconds)
-        if let receipt, receipt.covers(update, in: epoch, window: window, now: now) {
-            return (receipt, [])
-        }
+        if receipt?.covers(update, in: presence.epoch, window: window, now: now) == true { return [] }
         // Read before the refresh: a change racing with it fails the next check (`PresenceEpoch`).
-        let changes = epoch.changes
+        let changes = presence.epoch.changes
         let waiters = try heartbeat(update)
-        return (PresenceReceipt(epoch: epoch, changes: changes, refreshedAt: now), waiters)
+        receipt = PresenceReceipt(epoch: presence.epoch, changes: changes, refreshedAt: now)
+        return waiters
     }
 
     /// Removes `uuid` from `channels` and the channels of `groups` at once; returns waiters to wake.

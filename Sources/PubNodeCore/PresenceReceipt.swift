@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What a presence refresh left behind, so that a subscriber polling again soon after need not
-/// refresh again (`KeysetPresence.refresh(_:after:)`).
+/// refresh again (`KeysetPresence.refresh(_:receipt:)`).
 ///
 /// A subscriber that re-polls after every message refreshes the same uuid on the same channels
 /// many times a second, and each refresh hashes the uuid and every channel to push the expiry a

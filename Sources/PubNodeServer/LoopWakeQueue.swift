@@ -122,6 +122,7 @@ final class LoopWakeQueue: WakeGroup {
         }
         let shared = SharedAnswers()
         for poll in chunk { poll.fire(sharing: shared) }
+        shared.finish()
         return busySince
     }
 }

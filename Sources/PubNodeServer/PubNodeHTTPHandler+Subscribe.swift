@@ -73,13 +73,14 @@ extension PubNodeHTTPHandler {
         guard state.parked === poll else { return }
         let key = sharedKey(poll)
         if let key, let kept = shared.answer(for: key) {
-            answerShared(poll, with: kept, keepAlive: key.keepAlive)
+            answerShared(poll, with: kept, keepAlive: key.keepAlive, in: shared)
             return
         }
         let ready = poll.longPoll.read(after: poll.cursor)
         if !ready.deliveries.isEmpty {
-            if let key {
-                answerShared(poll, with: keep(ready, for: key, in: shared), keepAlive: key.keepAlive)
+            if let key, let channel = poll.longPoll.sharedChannel {
+                answerShared(poll, with: keep(ready, for: key, in: shared, channel: channel), keepAlive: key.keepAlive,
+                             in: shared)
             } else {
                 answer(poll, with: ready, woken: true)
             }
@@ -132,27 +133,30 @@ extension PubNodeHTTPHandler {
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard sharesAnswers(poll), let channel = poll.longPoll.sharedChannel, let answering = state.answering
+        guard sharesAnswers(poll), let channel = poll.longPoll.sharedChannelID, let answering = state.answering
         else { return nil }
-        return SharedAnswers.Key(channel: channel, cursor: poll.cursor,
+        return SharedAnswers.Key(channelID: channel, cursor: poll.cursor,
                                  filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: answering.minorVersion,
                                  keepAlive: keepsAlive)
     }
 
     /// Renders and serializes `ready` once for every poll of the chunk with `key`, and keeps it.
-    private func keep(_ ready: DeliveryBatch, for key: SharedAnswers.Key, in shared: SharedAnswers) -> SharedAnswers.Answer {
+    private func keep(_ ready: DeliveryBatch, for key: SharedAnswers.Key, in shared: SharedAnswers,
+                      channel: ChannelState) -> SharedAnswers.Answer {
         let body = SubscribeResponse.render(ready, region: router.region, allocator: allocator)
         let bytes = HTTPResponseWriter.serialize(HTTPReply(body: body), minorVersion: key.minorVersion,
                                                  keepAlive: key.keepAlive, allocator: allocator)
-        let answer = SharedAnswers.Answer(bytes: bytes, batch: ready)
+        let answer = SharedAnswers.Answer(bytes: bytes, batch: ready, channel: channel)
         shared.keep(answer, for: key)
         return answer
     }
 
-    /// Answers the parked `poll` with a shared answer's bytes, written as they are.
-    private func answerShared(_ poll: ParkedPoll, with answer: SharedAnswers.Answer, keepAlive: Bool) {
+    /// Answers the parked `poll` with a shared answer's bytes, written as they are, counted in
+    /// `shared`'s tally.
+    private func answerShared(_ poll: ParkedPoll, with answer: SharedAnswers.Answer, keepAlive: Bool,
+                              in shared: SharedAnswers) {
         guard let context else { return }
-        poll.longPoll.delivered(answer.batch)
+        poll.longPoll.delivered(answer.batch, into: &shared.tally)
         releaseParked(woken: true)
         recordAnswer(status: 200)
         writeSerialized(answer.bytes, keepAlive: keepAlive, context: context)

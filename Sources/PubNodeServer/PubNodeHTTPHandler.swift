@@ -169,6 +169,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Not passed on: this handler is the pipeline's last before NIO's tail, which does nothing
+    /// with it, and passing it retains the tail's handler, one object that every connection of
+    /// every event loop shares (a write to a line all loops write, for each read).
+    func channelReadComplete(context: ChannelHandlerContext) {}
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
             quiesce(context: context)

@@ -12,28 +12,45 @@ final class SharedAnswers {
     /// What makes two answers identical.
     ///
     /// The channel is its state, which names one channel of one keyset (a hub per keyset, a state
-    /// per live channel), held strongly so that it cannot be freed and its address reused while the
-    /// key is kept: compared by identity, one retain to build, where two names were two retains and
-    /// two string comparisons. Two polls holding different states of one channel (one reclaimed and
-    /// made again) only miss sharing.
+    /// per live channel), by its identity alone: building and comparing a key retains nothing.
+    /// The state is shared by every event loop's polls of the channel, so each retain of it was a
+    /// write to a line the other loops write too. An identity stays unambiguous because every
+    /// kept key's answer holds its state (`Answer.channel`): no other state can take the address
+    /// while the key is kept. Two polls holding different states of one channel (one reclaimed
+    /// and made again) only miss sharing.
     struct Key: Hashable {
-        var channel: ChannelState
+        var channel: ObjectIdentifier
         var cursor: Timetoken
         /// The subscriber's filter text: polls with different filters never share an answer.
         var filter: FilterText?
         var minorVersion: Int
         var keepAlive: Bool
 
+        /// The key of a poll of `channel`'s state.
+        init(channel: ChannelState, cursor: Timetoken, filter: FilterText?, minorVersion: Int, keepAlive: Bool) {
+            self.init(channelID: ObjectIdentifier(channel), cursor: cursor, filter: filter,
+                      minorVersion: minorVersion, keepAlive: keepAlive)
+        }
+
+        /// The key of a poll of the channel state with identity `channelID`.
+        init(channelID: ObjectIdentifier, cursor: Timetoken, filter: FilterText?, minorVersion: Int, keepAlive: Bool) {
+            self.channel = channelID
+            self.cursor = cursor
+            self.filter = filter
+            self.minorVersion = minorVersion
+            self.keepAlive = keepAlive
+        }
+
         /// `==` as a method, so that a key kept in a stored property is compared where it lies.
         func equals(_ other: Key) -> Bool { self == other }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.channel === rhs.channel && lhs.cursor == rhs.cursor && lhs.minorVersion == rhs.minorVersion
+            lhs.channel == rhs.channel && lhs.cursor == rhs.cursor && lhs.minorVersion == rhs.minorVersion
                 && lhs.keepAlive == rhs.keepAlive && lhs.filter == rhs.filter
         }
 
         func hash(into hasher: inout Hasher) {
-            hasher.combine(ObjectIdentifier(channel))
+            hasher.combine(channel)
             hasher.combine(cursor)
             hasher.combine(filter)
             hasher.combine(minorVersion)
@@ -63,10 +80,14 @@ final class SharedAnswers {
         let bytes: ByteBuffer
         /// The messages it carries.
         let batch: DeliveryBatch
+        /// The state of the channel it answers, held so that its identity in the answer's key is
+        /// not given to another state while the answer is kept.
+        let channel: ChannelState
 
-        init(bytes: ByteBuffer, batch: DeliveryBatch) {
+        init(bytes: ByteBuffer, batch: DeliveryBatch, channel: ChannelState) {
             self.bytes = bytes
             self.batch = batch
+            self.channel = channel
         }
     }
 
@@ -80,8 +101,17 @@ final class SharedAnswers {
     /// The answer for `lastKey`.
     private var lastAnswer: Answer?
 
+    /// The deliveries of the chunk's shared answers, added to their keysets' counters when the
+    /// chunk is done (`finish()`).
+    var tally = DeliveryTally()
+
     /// An empty set of answers.
     init() {}
+
+    /// Ends the chunk: adds its deliveries to the keysets' counters.
+    func finish() {
+        tally.flush()
+    }
 
     /// The answer kept for `key`, if any.
     func answer(for key: Key) -> Answer? {
@@ -93,6 +123,7 @@ final class SharedAnswers {
 
     /// Keeps `answer` for `key`.
     func keep(_ answer: Answer, for key: Key) {
+        precondition(ObjectIdentifier(answer.channel) == key.channel, "an answer kept under another channel's key")
         responses[key] = answer
         remember(answer, for: key)
     }

@@ -28,6 +28,16 @@ final class PresenceReceiptTests: XCTestCase {
         XCTAssertEqual(window(300, longPoll: 20), 5_000_000_000)
     }
 
+    func testASkippedRefreshLeavesTheReceiptAsItWas() throws {
+        let hub = hub()
+        var receipt: PresenceReceipt?
+        XCTAssertTrue(try hub.refresh(room, receipt: &receipt).isEmpty)
+        let first = try XCTUnwrap(receipt)
+        wall.advance(nanoseconds: 1_000_000)
+        XCTAssertTrue(try hub.refresh(room, receipt: &receipt).isEmpty)
+        XCTAssertEqual(receipt?.refreshedAt, first.refreshedAt, "skipped: the first refresh still stands")
+    }
+
     func testATimeoutJustOverTheLongPollIsRefreshedEveryTime() throws {
         let hub = hub()
         let update = PresenceUpdate(uuid: "u", channels: ["room"], timeoutSeconds: 283)
@@ -142,5 +152,14 @@ final class PresenceReceiptTests: XCTestCase {
         XCTAssertEqual(present, ["room"], "re-joined after the leave")
         XCTAssertEqual(receipt?.refreshedAt, first.refreshedAt, "the clock did not move")
         XCTAssertNotEqual(receipt?.changes, first.changes)
+    }
+}
+
+private extension ChannelHub {
+    /// A refresh after `receipt`, with the receipt it leaves for the next.
+    func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws -> (receipt: PresenceReceipt, waiters: [any Waiter]) {
+        var receipt = receipt
+        let waiters = try refresh(update, receipt: &receipt)
+        return (try XCTUnwrap(receipt), waiters)
     }
 }

@@ -87,7 +87,8 @@ final class SharedAnswerTests: XCTestCase {
         XCTAssertEqual(key(composed), key("meta.lang == '\u{E9}'"))
         XCTAssertNotEqual(key(nil), key(""))
         let answers = SharedAnswers()
-        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1))),
+        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1)),
+                           channel: room),
                      for: key(composed))
         XCTAssertNotNil(answers.answer(for: key(composed)))
         XCTAssertNil(answers.answer(for: key(decomposed)))
@@ -106,10 +107,33 @@ final class SharedAnswerTests: XCTestCase {
         XCTAssertNotEqual(try key(demo, "room"), try key(demo, "hall"))
         XCTAssertNotEqual(try key(demo, "room"), try key(other, "room"), "another keyset's channel of the same name")
         let answers = SharedAnswers()
-        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1))),
+        let room = try XCTUnwrap(demo.state(of: Subscription(channels: ["room"])))
+        answers.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1)),
+                           channel: room),
                      for: try key(demo, "room"))
         XCTAssertNotNil(answers.answer(for: try key(demo, "room")))
         XCTAssertNil(answers.answer(for: try key(other, "room")))
+    }
+
+    /// A key names its channel's state by identity only; the answer kept under it holds the
+    /// state, so the identity cannot pass to another state while the answer is kept.
+    func testAKeptAnswerHoldsItsChannelsState() throws {
+        var answers: SharedAnswers? = SharedAnswers()
+        weak var weakState: ChannelState?
+        let key: SharedAnswers.Key
+        do {
+            let state = try XCTUnwrap(Self.hub("demo").state(of: Subscription(channels: ["room"])))
+            weakState = state
+            key = SharedAnswers.Key(channel: state, cursor: Timetoken(1), filter: nil, minorVersion: 1, keepAlive: true)
+            answers?.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1)),
+                                channel: state),
+                          for: key)
+        }
+        XCTAssertNotNil(weakState, "held by the kept answer alone (its hub is gone)")
+        XCTAssertEqual(key.channel, weakState.map(ObjectIdentifier.init))
+        XCTAssertNotNil(answers?.answer(for: key))
+        answers = nil
+        XCTAssertNil(weakState, "let go with the answers")
     }
 
     private static func hub(_ subscribeKey: String) -> ChannelHub {

@@ -31,10 +31,9 @@ struct MemoryKeysetPresence: KeysetPresence {
         try hub.heartbeat(update).wakeAll()
     }
 
-    func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt? {
-        let refreshed = try hub.refresh(update, after: receipt)
-        refreshed.waiters.wakeAll()
-        return refreshed.receipt
+    func refresh(_ update: PresenceUpdate, receipt: inout PresenceReceipt?) throws(PubNodeError) {
+        let woken = try hub.refresh(update, receipt: &receipt)
+        if !woken.isEmpty { woken.wakeAll() }
     }
 
     func leave(uuid: String, channels: [String], groups: [String]) {

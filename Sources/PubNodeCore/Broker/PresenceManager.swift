@@ -25,9 +25,9 @@ public protocol KeysetPresence: Sendable {
     /// the state given; a refused state changes nothing.
     func heartbeat(_ update: PresenceUpdate) throws(PubNodeError)
     /// A subscribe's repeated refresh: like `heartbeat(_:)`, but it may skip one that `receipt`
-    /// (returned by the last call with the same update) shows would change nothing. Returns the
-    /// receipt for the next call, nil when this presence never skips.
-    func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt?
+    /// (left by the last call with the same update) shows would change nothing. Leaves in
+    /// `receipt` what the next call is to pass, nil when this presence never skips.
+    func refresh(_ update: PresenceUpdate, receipt: inout PresenceReceipt?) throws(PubNodeError)
     /// Removes a uuid from channels and the channels of groups at once.
     func leave(uuid: String, channels: [String], groups: [String])
     /// Sets a uuid's state on channels and the channels of groups; returns it as stored (nil for `{}`).
@@ -54,9 +54,9 @@ extension KeysetPresence {
     public var shared: (any SharedPresence)? { nil }
 
     /// Every refresh is made: a store whose removals this process cannot see skips none.
-    public func refresh(_ update: PresenceUpdate, after receipt: PresenceReceipt?) throws(PubNodeError) -> PresenceReceipt? {
+    public func refresh(_ update: PresenceUpdate, receipt: inout PresenceReceipt?) throws(PubNodeError) {
         try heartbeat(update)
-        return nil
+        receipt = nil
     }
 }
 

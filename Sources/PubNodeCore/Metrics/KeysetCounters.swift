@@ -37,8 +37,13 @@ public final class KeysetCounters: Sendable {
 
     /// Counts an answer written to a subscriber.
     func delivered(_ batch: DeliveryBatch) {
-        if !batch.deliveries.isEmpty { deliveries.add(batch.deliveries.count, ordering: .relaxed) }
-        if batch.missed { bufferGaps.add(1, ordering: .relaxed) }
+        delivered(batch.deliveries.count, gaps: batch.missed ? 1 : 0)
+    }
+
+    /// Counts `count` messages written to subscribers, `gaps` of whose answers missed messages.
+    func delivered(_ count: Int, gaps: Int) {
+        if count > 0 { deliveries.add(count, ordering: .relaxed) }
+        if gaps > 0 { bufferGaps.add(gaps, ordering: .relaxed) }
     }
 
     /// The counters now.

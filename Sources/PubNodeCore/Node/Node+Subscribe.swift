@@ -61,13 +61,15 @@ extension Node {
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
                           repeating last: LongPoll) throws(PubNodeError) -> SubscribeStart? {
         assert(last.subscription == prepared.subscription, "a long-poll repeated with another subscribe")
-        // The keyset is looked up again only once the one `last` was started on is withdrawn.
-        let keyset = last.keyset.isServed ? last.keyset : try servedKeyset(prepared.request.subscribeKey)
-        guard keyset === last.keyset, last.isCurrent else {
-            return try subscribe(prepared, cursor: cursor, on: keyset, presence: &receipt)
+        // `last`'s keyset is used where it lies: a copy would retain an object every event
+        // loop's polls share. It is looked up again only once it is withdrawn, or `last`'s channel
+        // state was reclaimed (the lookup then gives the same keyset, and a new long-poll).
+        guard last.isCurrent else {
+            return try subscribe(prepared, cursor: cursor, on: servedKeyset(prepared.request.subscribeKey),
+                                 presence: &receipt)
         }
-        try authorize(prepared, on: keyset)
-        return try refreshPresence(prepared, cursor: cursor, on: keyset, presence: &receipt).map { .handshake($0) }
+        try authorize(prepared, on: last.keyset)
+        return try refreshPresence(prepared, cursor: cursor, on: last.keyset, presence: &receipt).map { .handshake($0) }
     }
 
     private func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, on keyset: ServedKeyset,
@@ -89,7 +91,7 @@ extension Node {
                                  presence receipt: inout PresenceReceipt?) throws(PubNodeError) -> Timetoken? {
         let handshake = cursor == .zero ? clock.current() : nil
         if let update = prepared.presence {
-            receipt = try keyset.presence.refresh(update, after: receipt)
+            try keyset.presence.refresh(update, receipt: &receipt)
         } else if let state = prepared.request.state {
             // Without a uuid the state changes nothing, but bad state is still refused.
             _ = try PresenceState.keyed(state, limit: keyset.presence.settings.maxStateBytes)

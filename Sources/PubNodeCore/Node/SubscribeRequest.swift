@@ -95,6 +95,10 @@ public struct LongPoll: Sendable {
     /// Its one channel's state, kept for every park (`KeysetBroker.channelState(for:)`); nil for
     /// several topics.
     let channel: ChannelState?
+    /// `channel`'s identity, stored: reading it retains nothing.
+    private let channelID: ObjectIdentifier?
+    /// The address of the keyset's counters, stored for the same reason (`DeliveryTally`).
+    private let countersAddress: UInt
 
     /// Whether a repeated poll can park this long-poll again: its keyset is still served and its
     /// channel's state has not been reclaimed (a new long-poll then takes the live one).
@@ -112,7 +116,10 @@ public struct LongPoll: Sendable {
         self.filter = filter
         self.broker = keyset.broker
         self.keyset = keyset
-        self.channel = keyset.broker.channelState(for: subscription)
+        let channel = keyset.broker.channelState(for: subscription)
+        self.channel = channel
+        self.channelID = channel.map(ObjectIdentifier.init)
+        self.countersAddress = DeliveryTally.address(of: keyset.counters)
     }
 
     /// Registers `waiter`, then reads: the messages when some are ready after `cursor` (the
@@ -165,6 +172,11 @@ public struct LongPoll: Sendable {
         keyset.counters.delivered(batch)
     }
 
+    /// `delivered(_:)` into `tally`, which adds to the keyset's counters when flushed.
+    public func delivered(_ batch: DeliveryBatch, into tally: inout DeliveryTally) {
+        tally.add(batch, toCountersAt: countersAddress) { keyset.counters }
+    }
+
     /// Unregisters `waiter`.
     public func cancel(_ waiter: any Waiter) {
         broker.cancel(waiter, on: subscription)
@@ -179,4 +191,8 @@ public struct LongPoll: Sendable {
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
     /// cursor, its channel's state (one channel of one keyset; compare by identity); nil otherwise.
     public var sharedChannel: ChannelState? { channel }
+
+    /// `sharedChannel`'s identity, told without retaining the state (which every event loop's
+    /// polls of the channel share).
+    public var sharedChannelID: ObjectIdentifier? { channelID }
 }
