@@ -113,21 +113,27 @@ fanout)
 setup)
     read -r t0 u0 < <(ticks); profile
     "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads "${LOAD_THREADS:-1}" --subscribers "$SUBS" --messages 1 \
-        --settle 3 --hold 2 --channel cost-fan >"$WORK/load.json" 2>"$WORK/load.err" &
+        --settle 3 --hold 4 --channel cost-fan >"$WORK/load.json" 2>"$WORK/load.err" &
     load=$!
     # The load tool's word that every first poll left, not the server's count: a scrape of
     # PubNode's metrics lists its open descriptors, which with thousands open costs more than
     # what is measured here.
     until grep -q "fanout: [0-9]* parked" "$WORK/load.err"; do
         kill -0 "$NODE_PID" 2>/dev/null || { server_log; exit 1; }
+        kill -0 "$load" 2>/dev/null || { log "the load tool ended before every subscriber parked"; cat "$WORK/load.err" >&2; exit 1; }
         sleep 0.05
     done
     sleep 1   # the last first polls read and parked
     read -r t1 u1 < <(ticks); unprofile
     [[ $(parked) -ge $SUBS ]] || log "not every first poll was parked a second after the last left"
 
-    until grep -q "fanout: holding" "$WORK/load.err"; do sleep 0.05; done
+    # The close alone: from when the message is delivered and every subscriber has parked again.
+    until grep -q "fanout: holding" "$WORK/load.err" && [[ $(parked) -ge $SUBS ]]; do
+        kill -0 "$load" 2>/dev/null || { log "the load tool ended before its hold"; cat "$WORK/load.err" >&2; exit 1; }
+        sleep 0.05
+    done
     read -r t2 u2 < <(ticks)
+    kill -0 "$load" 2>/dev/null || { log "the hold ended before the close was timed"; exit 1; }
     wait "$load"
     sleep 1   # the last closes handled (no scrape meanwhile, as above)
     read -r t3 u3 < <(ticks)

@@ -145,7 +145,7 @@ setup)
     start
     grind -z; grind -i on
     "$LOAD" fanout --host 127.0.0.1 --port "$PORT" --target "$TARGET" --json --threads 1 --subscribers "$SUBS" \
-        --messages 1 --settle "$(( ${SETTLE_S:-5} + 5 ))" --hold 2 --park-timeout 600 --channel "$CHANNEL" >"$WORK/load.json" 2>&1 &
+        --messages 1 --settle "$(( ${SETTLE_S:-5} + 5 ))" --hold 20 --park-timeout 600 --channel "$CHANNEL" >"$WORK/load.json" 2>&1 &
     load=$!
     until grep -q '^fanout: [0-9]* parked' "$WORK/load.json"; do
         kill -0 "$load" 2>/dev/null || { cat "$WORK/load.json" >&2; exit 1; }
@@ -155,12 +155,21 @@ setup)
     grind -i off
     [[ $(parked) -ge $SUBS ]] || { log "the server had not parked every first poll: raise SETTLE_S"; kill "$load"; exit 1; }
     dump; mv "$WORK/last.out" "$WORK/setup.out"
-    # Then the connections' close, on its own: counted from the load tool's hold (every message
-    # delivered) until SETTLE_S after it exits.
-    until grep -q '^fanout: holding' "$WORK/load.json"; do sleep 0.1; done
+    # Then the connections' close, on its own: counted from a second before the load tool's
+    # 20 s hold ends (every message delivered, every subscriber parked again) until the server
+    # holds no poll and a second more, so neither the re-parks nor much idle time count.
+    until grep -q '^fanout: holding' "$WORK/load.json"; do
+        kill -0 "$load" 2>/dev/null || { cat "$WORK/load.json" >&2; exit 1; }
+        sleep 0.1
+    done
+    held=$SECONDS
+    until [[ $(parked) -ge $SUBS ]]; do sleep 0.1; done
+    (( SECONDS - held < 19 )) || { log "the subscribers parked again too late in the hold"; exit 1; }
+    sleep $(( 19 - (SECONDS - held) ))
     grind -z; grind -i on
     wait "$load"
-    sleep "${SETTLE_S:-5}"
+    until [[ $(parked) -eq 0 ]]; do sleep 0.2; done
+    sleep 1
     grind -i off
     [[ $(parked) -eq 0 ]] || log "the server still held parked polls after the close"
     closing=$(finish)

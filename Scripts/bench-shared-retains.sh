@@ -24,9 +24,10 @@ trap 'perf probe -q -d "probe_*:swift_retain*" 2>/dev/null || true; rm -rf "$WOR
 perf probe -q -d 'probe_*:swift_retain*' 2>/dev/null || true
 perf probe -q -x "$BIN" 'swift_retain obj=%di:x64' >/dev/null
 event=$(perf probe -l 2>/dev/null | awk '/swift_retain/ { print $1; exit }')
+[[ -n "$event" ]] || { echo "bench-shared-retains: no uprobe on swift_retain in $BIN" >&2; exit 1; }
 SERVER=pubnode SUBS=$SUBS MESSAGES=$MESSAGES LOAD_THREADS=2 PERF_DATA=$WORK/retains.perf PERF_EVENT=$event \
     PUBNODE_ARGS="--event-loop-threads $LOOPS" PUBNODE_BIN=$BIN SCRATCH=$SCRATCH \
-    bash "$ROOT/Scripts/bench-cost.sh" fanout --no-build 2>&1 | tail -1
+    bash "$ROOT/Scripts/bench-cost.sh" fanout --no-build
 perf script -i "$WORK/retains.perf" -F tid,trace,ip,sym --max-stack 3 2>/dev/null >"$WORK/retains.txt"
 python3 - "$WORK/retains.txt" "$((SUBS * MESSAGES))" "$TOP" <<'PY'
 import collections, re, sys
@@ -56,9 +57,10 @@ for line in open(path, errors="replace"):
 flush()
 
 def shared(obj, count):
-    # Immortal and tagged values (no write) and nil are left out; "shared": a fifth or more of
-    # its retains from each of at least two threads.
-    if obj == "0x0" or obj.startswith("0xe") or obj.startswith("0xf"):
+    # Nil and values with the top bit set (tagged or immortal: swift_retain writes nothing) are
+    # left out; "shared": a fifth or more of its retains from each of at least two threads.
+    value = int(obj, 16) if obj.startswith("0x") else 0
+    if value == 0 or value >= 1 << 63:
         return False
     return sum(1 for c in threads[obj].values() if c >= count / 5) >= 2
 

@@ -108,8 +108,14 @@ final class SharedAnswers {
     /// An empty set of answers.
     init() {}
 
-    /// Ends the chunk: adds its deliveries to the keysets' counters.
+    /// Ends the chunk: adds its deliveries to the keysets' counters. (Until then a scrape may
+    /// read up to a chunk's deliveries fewer.)
     func finish() {
+        tally.flush()
+    }
+
+    deinit {
+        // A backstop: a chunk that was not finished still counts what it wrote.
         tally.flush()
     }
 

@@ -14,13 +14,18 @@ final class ConnectionOptionsTests: XCTestCase {
         let listener = try await PubNodeHTTPServer.listenerBootstrap(group: group)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try PubNodeHTTPServer.configureOptions(channel)
-                    let options = try XCTUnwrap(channel.syncOptions)
-                    // The kernel's own value (getsockopt), not a copy NIO keeps.
-                    let noDelay = try options.getOption(.socketOption(.tcp_nodelay))
-                    let reads = try options.getOption(.maxMessagesPerRead)
-                    seen.withLockedValue { $0 = (noDelay, reads) }
-                    accepted.succeed(())
+                    do {
+                        try PubNodeHTTPServer.configureOptions(channel)
+                        let options = try XCTUnwrap(channel.syncOptions)
+                        // The kernel's own value (getsockopt), not a copy NIO keeps.
+                        let noDelay = try options.getOption(.socketOption(.tcp_nodelay))
+                        let reads = try options.getOption(.maxMessagesPerRead)
+                        seen.withLockedValue { $0 = (noDelay, reads) }
+                        accepted.succeed(())
+                    } catch {
+                        accepted.fail(error)   // fails the test rather than leaving it waiting
+                        throw error
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()

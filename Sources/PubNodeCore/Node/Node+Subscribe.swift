@@ -53,9 +53,9 @@ extension Node {
     ///
     /// The poll is authorized and its presence refreshed exactly as `subscribe(_:cursor:presence:)`
     /// does. `last` serves while the keyset it was started on is still served (`isServed`: one
-    /// deleted and created again is another, with another broker, and only then is the key looked
-    /// up) and the channel state it keeps is live (`LongPoll.isCurrent`; a reclaimed one gets a new
-    /// long-poll, which takes the live state): its subscription is `prepared`'s and its filter was
+    /// deleted and created again is another, with another broker) and the channel state it keeps
+    /// is live (`LongPoll.isCurrent`; a reclaimed one gets a new long-poll, which takes the live
+    /// state); otherwise the key is looked up again. While it serves, its subscription is `prepared`'s and its filter was
     /// compiled from `prepared`'s text, which compiles the same way every time. `last` must have
     /// been started from `prepared`.
     public func subscribe(_ prepared: PreparedSubscribe, cursor: Timetoken, presence receipt: inout PresenceReceipt?,
