@@ -26,12 +26,6 @@ final class SharedAnswers {
         var minorVersion: Int
         var keepAlive: Bool
 
-        /// The key of a poll of `channel`'s state.
-        init(channel: ChannelState, cursor: Timetoken, filter: FilterText?, minorVersion: Int, keepAlive: Bool) {
-            self.init(channelID: ObjectIdentifier(channel), cursor: cursor, filter: filter,
-                      minorVersion: minorVersion, keepAlive: keepAlive)
-        }
-
         /// The key of a poll of the channel state with identity `channelID`.
         init(channelID: ObjectIdentifier, cursor: Timetoken, filter: FilterText?, minorVersion: Int, keepAlive: Bool) {
             self.channel = channelID

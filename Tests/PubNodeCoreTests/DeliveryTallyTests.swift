@@ -12,11 +12,14 @@ final class DeliveryTallyTests: XCTestCase {
         let missed = DeliveryBatch(deliveries: [], next: Timetoken(1), gaps: [ChannelGap(channel: "room", through: Timetoken(1))])
         let first = KeysetCounters(), second = KeysetCounters()
         var tally = DeliveryTally()
-        tally.add(two, to: first)
-        tally.add(two, to: first)
-        tally.add(missed, to: first)
+        func add(_ batch: DeliveryBatch, to counters: KeysetCounters) {
+            tally.add(batch, toCountersAt: DeliveryTally.address(of: counters)) { counters }
+        }
+        add(two, to: first)
+        add(two, to: first)
+        add(missed, to: first)
         XCTAssertEqual(first.snapshot.deliveries, 0, "nothing added until the keyset changes or the tally is flushed")
-        tally.add(two, to: second)
+        add(two, to: second)
         XCTAssertEqual(first.snapshot.deliveries, 4)
         XCTAssertEqual(first.snapshot.bufferGaps, 1)
         XCTAssertEqual(second.snapshot.deliveries, 0)

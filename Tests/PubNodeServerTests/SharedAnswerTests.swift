@@ -79,7 +79,7 @@ final class SharedAnswerTests: XCTestCase {
         typealias Key = SharedAnswers.Key
         let room = try XCTUnwrap(Self.hub("demo").state(of: Subscription(channels: ["room"])))
         func key(_ filter: String?) -> Key {
-            Key(channel: room, cursor: Timetoken(1), filter: filter.map { .init(text: $0) }, minorVersion: 1, keepAlive: true)
+            Key(channelID: ObjectIdentifier(room), cursor: Timetoken(1), filter: filter.map { .init(text: $0) }, minorVersion: 1, keepAlive: true)
         }
         let composed = "meta.lang == '\u{E9}'", decomposed = "meta.lang == 'e\u{301}'"
         XCTAssertEqual(composed, decomposed, "Swift calls them equal")
@@ -99,7 +99,7 @@ final class SharedAnswerTests: XCTestCase {
     func testAKeyIsOneChannelOfOneKeyset() throws {
         let demo = Self.hub("demo"), other = Self.hub("other")
         func key(_ hub: ChannelHub, _ channel: String) throws -> SharedAnswers.Key {
-            SharedAnswers.Key(channel: try XCTUnwrap(hub.state(of: Subscription(channels: [channel]))), cursor: Timetoken(1),
+            SharedAnswers.Key(channelID: ObjectIdentifier(try XCTUnwrap(hub.state(of: Subscription(channels: [channel])))), cursor: Timetoken(1),
                               filter: nil, minorVersion: 1, keepAlive: true)
         }
         XCTAssertEqual(try key(demo, "room"), try key(demo, "room"))
@@ -124,7 +124,7 @@ final class SharedAnswerTests: XCTestCase {
         do {
             let state = try XCTUnwrap(Self.hub("demo").state(of: Subscription(channels: ["room"])))
             weakState = state
-            key = SharedAnswers.Key(channel: state, cursor: Timetoken(1), filter: nil, minorVersion: 1, keepAlive: true)
+            key = SharedAnswers.Key(channelID: ObjectIdentifier(state), cursor: Timetoken(1), filter: nil, minorVersion: 1, keepAlive: true)
             answers?.keep(.init(bytes: ByteBuffer(string: "x"), batch: DeliveryBatch(deliveries: [], next: Timetoken(1)),
                                 channel: state),
                           for: key)

@@ -28,11 +28,6 @@ public struct DeliveryTally {
         if batch.missed { gaps &+= 1 }
     }
 
-    /// Counts `batch`, written to a subscriber of `counters`' keyset.
-    mutating func add(_ batch: DeliveryBatch, to counters: KeysetCounters) {
-        add(batch, toCountersAt: Self.address(of: counters)) { counters }
-    }
-
     /// The address of `counters`, told without retaining them.
     static func address(of counters: KeysetCounters) -> UInt {
         UInt(bitPattern: Unmanaged.passUnretained(counters).toOpaque())

@@ -95,8 +95,9 @@ public struct LongPoll: Sendable {
     /// Its one channel's state, kept for every park (`KeysetBroker.channelState(for:)`); nil for
     /// several topics.
     let channel: ChannelState?
-    /// `channel`'s identity, stored: reading it retains nothing.
-    private let channelID: ObjectIdentifier?
+    /// `sharedChannel`'s identity, stored, so that reading it retains nothing (the state is
+    /// shared by every event loop's polls of the channel).
+    public let sharedChannelID: ObjectIdentifier?
     /// The address of the keyset's counters, stored for the same reason (`DeliveryTally`).
     private let countersAddress: UInt
 
@@ -118,7 +119,7 @@ public struct LongPoll: Sendable {
         self.keyset = keyset
         let channel = keyset.broker.channelState(for: subscription)
         self.channel = channel
-        self.channelID = channel.map(ObjectIdentifier.init)
+        self.sharedChannelID = channel.map(ObjectIdentifier.init)
         self.countersAddress = DeliveryTally.address(of: keyset.counters)
     }
 
@@ -191,8 +192,4 @@ public struct LongPoll: Sendable {
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
     /// cursor, its channel's state (one channel of one keyset; compare by identity); nil otherwise.
     public var sharedChannel: ChannelState? { channel }
-
-    /// `sharedChannel`'s identity, told without retaining the state (which every event loop's
-    /// polls of the channel share).
-    public var sharedChannelID: ObjectIdentifier? { channelID }
 }
