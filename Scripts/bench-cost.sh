@@ -7,7 +7,10 @@
 #
 #   fanout   SUBS long-polls parked on one channel (uuid on each, so every poll refreshes
 #            presence), then MESSAGES publishes INTERVAL_MS apart; CPU per delivery (the answer,
-#            the next poll, its routing, presence refresh and re-park).
+#            the next poll, its routing, presence refresh and re-park), timed from every
+#            subscriber parked to the load tool's exit, so each subscriber's close at the end
+#            counts too (its cost over MESSAGES deliveries: `setup` times it alone, and
+#            bench.sh reports the messages without it).
 #   publish  CONNECTIONS keep-alive connections publishing PAYLOAD-byte messages for DURATION s;
 #            CPU per accepted publish.
 #   setup    SUBS subscribers connecting, each with its handshake and first long-poll, until all

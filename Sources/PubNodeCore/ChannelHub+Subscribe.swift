@@ -127,8 +127,15 @@ extension ChannelHub {
         return DeliveryBatch(deliveries: found, next: last.message.timetoken, gaps: gap.map { [$0] } ?? [])
     }
 
-    /// Unregisters `waiter` from every topic of `subscription`.
-    public func cancel(_ waiter: any Waiter, on subscription: Subscription) {
+    /// Unregisters `waiter` from every topic of `subscription`. Through a live `kept` state (see
+    /// `park`), a single-channel waiter is unregistered without looking its channel up; a kept
+    /// state reclaimed since holds no waiter (`ChannelState.reclaim`), so the channel is then
+    /// looked up by name.
+    public func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState? = nil) {
+        if let kept, let channel = subscription.singleChannel {
+            assert(kept.name == channel, "a kept channel state handed back for another channel")
+            if withLive(kept, { $0.waiters.remove(waiter) }) != nil { return }
+        }
         for channel in subscription.channels {
             channels.get(channel)?.inner.withLock { $0.waiters.remove(waiter) }
         }

@@ -145,8 +145,8 @@ struct RedisKeysetBroker: KeysetBroker {
     // `release(woken:)` keeps the default, a full cancel: this broker also wakes polls from outside
     // the hub (those `RedisCluster.ensure` queued until their topics are received, which `warm`
     // wakes), where the hub's reasoning that a wake took the poll off its channel does not apply.
-    func cancel(_ waiter: any Waiter, on subscription: Subscription) {
-        hub.cancel(waiter, on: subscription)
+    func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
+        hub.cancel(waiter, on: subscription, kept: kept)
     }
 
     // The local mirror of the groups this node receives; changes go through `sharedGroups`.

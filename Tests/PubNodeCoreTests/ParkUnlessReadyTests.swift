@@ -93,6 +93,40 @@ final class ParkUnlessReadyTests: XCTestCase {
         XCTAssertEqual(hub.channelCount, 0)
     }
 
+    /// Cancelling through a live kept state does not look the channel up either: with the state
+    /// out of the map (a lookup by name finds nothing there), the waiter still leaves the kept one.
+    func testALiveKeptStateIsCancelledFromWithoutLookingTheChannelUp() throws {
+        let hub = Fixture.hub()
+        let room = Fixture.subscription(["room"])
+        let kept = try XCTUnwrap(hub.state(of: room))
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: hub.currentTimetoken(), kept: kept))
+        XCTAssertTrue(hub.channels.remove("room", if: { $0 === kept }))
+        hub.cancel(waiter, on: room, kept: kept)
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.count }, 0, "unregistered from the kept state")
+        XCTAssertEqual(hub.channelCount, 0, "no state looked up or made by name")
+    }
+
+    /// A long-poll cancels through the state it keeps: its waiter leaves that state even when the
+    /// channel's name no longer leads there.
+    func testALongPollCancelsThroughItsKeptState() throws {
+        let hubs = MemoryHubs(limits: Limits(), clock: TimetokenClock(wall: ManualClock()))
+        let node = Node(keysets: [.demo], limits: Limits(), broker: MemoryBroker(hubs: hubs),
+                        presence: MemoryPresence(hubs: hubs), clock: TimetokenClock(wall: ManualClock()))
+        let prepared = try node.prepare(SubscribeRequest(subscribeKey: "demo", channels: ["room"]))
+        var receipt: PresenceReceipt?
+        guard case .poll(let poll) = try node.subscribe(prepared, cursor: node.time(), presence: &receipt) else {
+            return XCTFail("expected a long-poll")
+        }
+        let kept = try XCTUnwrap(poll.channel)
+        let waiter = TestWaiter()
+        XCTAssertNil(poll.park(waiter))
+        let hub = try XCTUnwrap(hubs.hub("demo"))
+        XCTAssertTrue(hub.channels.remove("room", if: { $0 === kept }))
+        poll.cancel(waiter)
+        XCTAssertEqual(kept.inner.withLock { $0.waiters.count }, 0)
+    }
+
     func testTheMemoryBrokerAnswersFromItsHub() {
         let broker = MemoryBroker(hubs: MemoryHubs(limits: Limits(), clock: TimetokenClock(wall: ManualClock())))
         let keyset = broker.open(.demo)

@@ -39,6 +39,17 @@ final class ReclaimedStateTests: XCTestCase {
                        "a park through the reclaimed state reads the live channel")
     }
 
+    /// Cancelling through a reclaimed kept state reaches the live channel, where the waiter waits.
+    func testAReclaimedKeptStateCancelsOnTheLiveChannel() throws {
+        let (hub, room, kept) = try reclaimedRoom()
+        let waiter = TestWaiter()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: hub.currentTimetoken(), kept: kept))
+        XCTAssertEqual(hub.waiterCount(on: "room"), 1)
+        hub.cancel(waiter, on: room, kept: kept)
+        XCTAssertEqual(hub.waiterCount(on: "room"), 0, "unregistered from the channel now served")
+        XCTAssertFalse(hub.publish(Fixture.draft("room")).waiters.includes(waiter))
+    }
+
     func testARepeatedPollWhoseChannelStateWasReclaimedStartsANewLongPoll() throws {
         let wall = ManualClock()
         var limits = Limits()

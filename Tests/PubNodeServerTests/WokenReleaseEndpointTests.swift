@@ -91,9 +91,9 @@ private final class ReleaseCountingBroker: Broker {
         }
         func channelState(for subscription: Subscription) -> ChannelState? { inner.channelState(for: subscription) }
         func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch { inner.read(subscription, after: cursor) }
-        func cancel(_ waiter: any Waiter, on subscription: Subscription) {
+        func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
             owner.count { $0.cancels += 1 }
-            inner.cancel(waiter, on: subscription)
+            inner.cancel(waiter, on: subscription, kept: kept)
         }
         func release(woken waiter: any Waiter, on subscription: Subscription) {
             owner.count { $0.wokenReleases += 1 }

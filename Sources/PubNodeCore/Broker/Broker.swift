@@ -64,8 +64,9 @@ public protocol KeysetBroker: Sendable {
     /// per-response limit; `next` is the cursor to continue from.
     func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch
 
-    /// Unregisters `waiter` from everything `subscription` listens to.
-    func cancel(_ waiter: any Waiter, on subscription: Subscription)
+    /// Unregisters `waiter` from everything `subscription` listens to. `kept` as for `park`: a
+    /// live kept state is unregistered from without looking its channel up.
+    func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?)
 
     /// Unregisters `waiter`, whose answer follows a wake of this broker's, from everything
     /// `subscription` listens to: like `cancel`, except that a broker whose wake already took the
@@ -111,6 +112,11 @@ extension KeysetBroker {
     /// `parkUnlessReady(_:on:after:kept:)` with no channel state kept.
     public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken) -> Bool {
         parkUnlessReady(waiter, on: subscription, after: cursor, kept: nil)
+    }
+
+    /// `cancel(_:on:kept:)` with no channel state kept.
+    public func cancel(_ waiter: any Waiter, on subscription: Subscription) {
+        cancel(waiter, on: subscription, kept: nil)
     }
 
     /// Cancels: the wake may have come from outside what the waiter is registered on.

@@ -53,8 +53,8 @@ struct MemoryKeysetBroker: KeysetBroker {
         hub.collect(subscription, after: cursor)
     }
 
-    func cancel(_ waiter: any Waiter, on subscription: Subscription) {
-        hub.cancel(waiter, on: subscription)
+    func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
+        hub.cancel(waiter, on: subscription, kept: kept)
     }
 
     func release(woken waiter: any Waiter, on subscription: Subscription) {

@@ -178,9 +178,9 @@ public struct LongPoll: Sendable {
         tally.add(batch, toCountersAt: countersAddress) { keyset.counters }
     }
 
-    /// Unregisters `waiter`.
+    /// Unregisters `waiter` (through the kept channel state while it lives: no lookup).
     public func cancel(_ waiter: any Waiter) {
-        broker.cancel(waiter, on: subscription)
+        broker.cancel(waiter, on: subscription, kept: channel)
     }
 
     /// Unregisters `waiter`, answered after a wake: where the wake already unregistered it
