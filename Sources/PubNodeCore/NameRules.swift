@@ -78,8 +78,15 @@ public enum NameRules {
     /// them (and without `hasSuffix`'s grapheme breaking, on every publish and poll).
     private static func endsWith(_ name: String, _ suffix: StaticString) -> Bool {
         suffix.withUTF8Buffer { wanted in
-            let bytes = name.utf8
-            return bytes.count >= wanted.count && bytes.suffix(wanted.count).elementsEqual(wanted)
+            // A native string's bytes in place (a small one's copied to the stack): indexed
+            // directly, rather than through the UTF-8 view's generic suffix and comparison.
+            var name = name
+            return name.withUTF8 { bytes in
+                guard bytes.count >= wanted.count else { return false }
+                let start = bytes.count - wanted.count
+                for offset in 0..<wanted.count where bytes[start + offset] != wanted[offset] { return false }
+                return true
+            }
         }
     }
 

@@ -32,10 +32,10 @@ public struct Subscription: Sendable, Equatable {
 
     /// Parses and validates channel names (wildcards allowed) and group names against `limits`.
     public init(channelNames: [String], groupNames: [String], limits: Limits) throws(PubNodeError) {
-        var seenChannels = Set<String>()
+        let distinct = Self.distinct(channelNames)
         var channels: [String] = []
         var wildcards: [Wildcard] = []
-        for name in channelNames where seenChannels.insert(name).inserted {
+        for name in distinct {
             if NameRules.isWildcard(name) {
                 do {
                     wildcards.append(Wildcard(pattern: name, prefix: try NameRules.wildcardPatternPrefix(name)))
@@ -47,7 +47,7 @@ public struct Subscription: Sendable, Equatable {
                 channels.append(name)
             }
         }
-        guard seenChannels.count <= limits.maxChannelsPerSubscribe else {
+        guard distinct.count <= limits.maxChannelsPerSubscribe else {
             throw .tooManyChannels(limit: limits.maxChannelsPerSubscribe)
         }
         var groups: [String] = []
@@ -59,6 +59,14 @@ public struct Subscription: Sendable, Equatable {
             throw .tooManyGroups(limit: limits.maxGroupsPerSubscribe)
         }
         self.init(channels: channels, wildcards: wildcards, groups: groups.sorted())
+    }
+
+    /// `names` without repeats, in first-seen order; a list of one (nearly every subscribe) is
+    /// returned as it is, without building a set.
+    private static func distinct(_ names: [String]) -> [String] {
+        guard names.count > 1 else { return names }
+        var seen = Set<String>(minimumCapacity: names.count)
+        return names.filter { seen.insert($0).inserted }
     }
 }
 

@@ -56,6 +56,21 @@ final class NameRulesTests: XCTestCase {
         XCTAssertFalse(NameRules.isWildcard(""))
     }
 
+    /// Suffixes are matched on bytes, for short names (stored inline) and long ones (stored on
+    /// the heap) alike, multi-byte characters included; a name that is only the suffix has no base.
+    func testSuffixesAreMatchedOnBytes() {
+        XCTAssertEqual(NameRules.presenceBase("room-pnpres"), "room")
+        XCTAssertEqual(NameRules.presenceBase("a-much-longer-channel-name-pnpres"), "a-much-longer-channel-name")
+        XCTAssertEqual(NameRules.presenceBase("café-pnpres"), "café")
+        XCTAssertNil(NameRules.presenceBase("-pnpres"))
+        XCTAssertNil(NameRules.presenceBase("room-pnpre"))
+        XCTAssertNil(NameRules.presenceBase("room-pnpresx"))
+        XCTAssertNil(NameRules.presenceBase("room-Pnpres"))
+        XCTAssertTrue(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpres"))
+        XCTAssertFalse(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpre"))
+        XCTAssertFalse(NameRules.isWildcard("é"))
+    }
+
     func testWildcardPrefixOfValidPatterns() throws {
         XCTAssertEqual(try NameRules.wildcardPrefix("a.*"), "a.")
         XCTAssertEqual(try NameRules.wildcardPrefix("a.b.*"), "a.b.")
