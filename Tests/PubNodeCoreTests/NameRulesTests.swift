@@ -54,10 +54,14 @@ final class NameRulesTests: XCTestCase {
         XCTAssertFalse(NameRules.isWildcard("a.b"))
         XCTAssertFalse(NameRules.isWildcard("*a"))
         XCTAssertFalse(NameRules.isWildcard(""))
+        XCTAssertTrue(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpres"))
+        XCTAssertFalse(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpre"))
+        XCTAssertFalse(NameRules.isWildcard("é"))
     }
 
-    /// Suffixes are matched on bytes, for short names (stored inline) and long ones (stored on
-    /// the heap) alike, multi-byte characters included; a name that is only the suffix has no base.
+    /// The presence suffix is matched on bytes, for short names (stored inline) and long ones
+    /// (stored on the heap) alike, multi-byte characters included; a name that is only the suffix
+    /// has no base. (`testIsWildcard` does the same for the wildcard suffixes.)
     func testSuffixesAreMatchedOnBytes() {
         XCTAssertEqual(NameRules.presenceBase("room-pnpres"), "room")
         XCTAssertEqual(NameRules.presenceBase("a-much-longer-channel-name-pnpres"), "a-much-longer-channel-name")
@@ -66,9 +70,6 @@ final class NameRulesTests: XCTestCase {
         XCTAssertNil(NameRules.presenceBase("room-pnpre"))
         XCTAssertNil(NameRules.presenceBase("room-pnpresx"))
         XCTAssertNil(NameRules.presenceBase("room-Pnpres"))
-        XCTAssertTrue(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpres"))
-        XCTAssertFalse(NameRules.isWildcard("a.very.long.channel.prefix.*-pnpre"))
-        XCTAssertFalse(NameRules.isWildcard("é"))
     }
 
     func testWildcardPrefixOfValidPatterns() throws {
