@@ -51,7 +51,7 @@ public struct Subscription: Sendable, Equatable {
             throw .tooManyChannels(limit: limits.maxChannelsPerSubscribe)
         }
         var groups: [String] = []
-        for name in Set(groupNames) {
+        for name in Self.distinct(groupNames) {
             do { try NameRules.validateGroup(name) } catch { throw .invalidGroup(name, error) }
             groups.append(name)
         }
@@ -61,8 +61,8 @@ public struct Subscription: Sendable, Equatable {
         self.init(channels: channels, wildcards: wildcards, groups: groups.sorted())
     }
 
-    /// `names` without repeats, in first-seen order; a list of one (nearly every subscribe) is
-    /// returned as it is, without building a set.
+    /// `names` without repeats, in first-seen order (channels and groups alike); a list of one
+    /// (nearly every subscribe) is returned as it is, without building a set.
     private static func distinct(_ names: [String]) -> [String] {
         guard names.count > 1 else { return names }
         var seen = Set<String>(minimumCapacity: names.count)
