@@ -60,10 +60,10 @@ extension ChannelHub {
     /// live, the channel is not looked up at all.
     public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
                      kept: ChannelState? = nil) -> DeliveryBatch? {
-        if let channel = subscription.singleChannel {
-            let (found, gap) = park(waiter, onChannel: channel, kept: kept, found: { !$0.found.isEmpty }) { inner in
-                Self.read(inner, channel: channel, after: cursor, limit: limits)
-            }
+        let parked = park(waiter, on: subscription, kept: kept, found: { !$0.found.isEmpty }) { inner, channel in
+            Self.read(inner, channel: channel, after: cursor, limit: limits)
+        }
+        if let (found, gap) = parked {
             return found.isEmpty ? nil : Self.batch(found, gap: gap, after: cursor)
         }
         register(waiter, on: subscription)
@@ -80,8 +80,10 @@ extension ChannelHub {
     /// copies nothing; `kept` as for `park`.
     public func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
                                 kept: ChannelState? = nil) -> Bool {
-        guard let channel = subscription.singleChannel else { return park(waiter, on: subscription, after: cursor) != nil }
-        return park(waiter, onChannel: channel, kept: kept, found: { $0 }) { $0.ring.hasMessages(after: cursor) }
+        let parked = park(waiter, on: subscription, kept: kept, found: { $0 }) { inner, _ in
+            inner.ring.hasMessages(after: cursor)
+        }
+        return parked ?? (park(waiter, on: subscription, after: cursor) != nil)
     }
 
     /// The live state of `subscription`'s one channel, created when absent, for a caller to keep
@@ -92,24 +94,30 @@ extension ChannelHub {
         subscription.singleChannel.map(channelState)
     }
 
-    /// Looks at `channel` with `look` under its lock, as the channel's activity, and registers
-    /// `waiter` there unless `found` says the look found messages: one lookup (none through a live
-    /// `kept` state) and one hold of the lock, so no publish falls between the look and the
-    /// registration.
-    private func park<Look>(_ waiter: any Waiter, onChannel channel: String, kept: ChannelState?,
-                            found: (Look) -> Bool, _ look: (borrowing ChannelState.Inner) -> Look) -> Look {
+    /// For a subscription to one channel: looks at the channel with `look` (given its state and
+    /// name) under its lock, as the channel's activity, and registers `waiter` there unless `found`
+    /// says the look found messages; nil for a subscription of several topics. One lookup and one
+    /// hold of the lock, so no publish falls between the look and the registration.
+    ///
+    /// Through a live `kept` state nothing is looked up, and nothing of `subscription` is read
+    /// either: a kept state is only ever given for a subscription's one channel
+    /// (`state(of:)`), so a repeated poll touches neither its name list nor the name.
+    private func park<Look>(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?,
+                            found: (Look) -> Bool,
+                            _ look: (borrowing ChannelState.Inner, String) -> Look) -> Look? {
         let now = clock.nowNanoseconds()
-        let body = { (inner: inout ChannelState.Inner) -> Look in
+        func body(_ inner: inout ChannelState.Inner, _ channel: String) -> Look {
             inner.lastActivityNanoseconds = now
-            let seen = look(inner)
+            let seen = look(inner, channel)
             if !found(seen) { inner.waiters.insert(waiter) }
             return seen
         }
         if let kept {
-            assert(kept.name == channel, "a kept channel state handed back for another channel")
-            if let seen = withLive(kept, body) { return seen }
+            assert(kept.name == subscription.singleChannel, "a kept channel state handed back for another subscription")
+            if let seen = withLive(kept, { body(&$0, kept.name) }) { return seen }
         }
-        return withChannel(channel, body)
+        guard let channel = subscription.singleChannel else { return nil }
+        return withChannel(channel) { body(&$0, channel) }
     }
 
     /// One channel's messages after `cursor`, as deliveries, and its gap there, read under its lock
@@ -132,8 +140,8 @@ extension ChannelHub {
     /// state reclaimed since holds no waiter (`ChannelState.reclaim`), so the channel is then
     /// looked up by name.
     public func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState? = nil) {
-        if let kept, let channel = subscription.singleChannel {
-            assert(kept.name == channel, "a kept channel state handed back for another channel")
+        if let kept {
+            assert(kept.name == subscription.singleChannel, "a kept channel state handed back for another subscription")
             if withLive(kept, { $0.waiters.remove(waiter) }) != nil { return }
         }
         for channel in subscription.channels {
@@ -152,10 +160,13 @@ extension ChannelHub {
     /// one topic, is registered nowhere any more and nothing is looked up or locked; a waiter of
     /// several topics is cancelled on all of them (the wake took it off only the one that woke it).
     ///
+    /// A `kept` state is given only for a single channel (`state(of:)`), so with one nothing of
+    /// `subscription` is read at all.
+    ///
     /// Only for a hub whose waiters nothing else wakes (a broker that also wakes them from
     /// elsewhere, like a cluster's, cancels instead).
-    public func release(woken waiter: any Waiter, on subscription: Subscription) {
-        guard subscription.singleChannel == nil else { return }
+    public func release(woken waiter: any Waiter, on subscription: Subscription, kept: ChannelState? = nil) {
+        guard kept == nil, subscription.singleChannel == nil else { return }
         cancel(waiter, on: subscription)
     }
 

@@ -142,7 +142,7 @@ struct RedisKeysetBroker: KeysetBroker {
         return cluster.isReady(needed) ? batch : nothing
     }
 
-    // `release(woken:)` keeps the default, a full cancel: this broker also wakes polls from outside
+    // `release(woken:on:kept:)` keeps the default, a full cancel: this broker also wakes polls from outside
     // the hub (those `RedisCluster.ensure` queued until their topics are received, which `warm`
     // wakes), where the hub's reasoning that a wake took the poll off its channel does not apply.
     func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {

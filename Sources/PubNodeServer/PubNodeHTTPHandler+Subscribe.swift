@@ -126,14 +126,15 @@ extension PubNodeHTTPHandler {
     private static let maxFilteredRounds = 4
 
     /// Whether `poll` is a plain single-channel long-poll, which `sharedKey` gives a key (told
-    /// without building it).
+    /// without building it). Told by the channel state its long-poll keeps, which a broker gives
+    /// for a subscription's one channel only: the subscription's name list is not read.
     private func sharesAnswers(_ poll: ParkedPoll) -> Bool {
-        poll.longPoll.subscription.singleChannel != nil && state.answering?.isGET == true
+        poll.longPoll.sharedChannelID != nil && state.answering?.isGET == true
     }
 
     /// The sharing key for a plain single-channel long-poll, nil for anything else.
     private func sharedKey(_ poll: ParkedPoll) -> SharedAnswers.Key? {
-        guard sharesAnswers(poll), let channel = poll.longPoll.sharedChannelID, let answering = state.answering
+        guard let channel = poll.longPoll.sharedChannelID, let answering = state.answering, answering.isGET
         else { return nil }
         return SharedAnswers.Key(channelID: channel, cursor: poll.cursor,
                                  filter: poll.longPoll.filter.map { .init(text: $0.text) }, minorVersion: answering.minorVersion,

@@ -77,6 +77,26 @@ final class ParkUnlessReadyTests: XCTestCase {
         XCTAssertTrue(hub.publish(Fixture.draft("room")).waiters.includes(waiter), "park through it too")
     }
 
+    /// Parking through a kept state that finds messages answers them with its channel's gap, named
+    /// by the state (a repeated poll reads nothing of its subscription there).
+    func testAKeptStateFindsItsMessagesAndNamesItsGap() throws {
+        var limits = Limits()
+        limits.bufferSize = 2
+        let hub = Fixture.hub(limits: limits)
+        let room = Fixture.subscription(["room"], limits: limits)
+        let kept = try XCTUnwrap(hub.state(of: room))
+        let cursor = hub.currentTimetoken()
+        let sent = (1...3).map { _ in hub.publish(Fixture.draft("room")).message.timetoken }
+        let waiter = TestWaiter()
+        let batch = try XCTUnwrap(hub.park(waiter, on: room, after: cursor, kept: kept))
+        XCTAssertEqual(batch.deliveries.map(\.message.timetoken), Array(sent.dropFirst()))
+        XCTAssertEqual(batch.gaps, [ChannelGap(channel: "room", through: sent[0])])
+        XCTAssertEqual(hub.waiterCount(on: "room"), 0, "found messages: not registered")
+        XCTAssertTrue(hub.parkUnlessReady(waiter, on: room, after: cursor, kept: kept))
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: sent[2], kept: kept))
+        XCTAssertEqual(hub.waiterCount(on: "room"), 1)
+    }
+
     /// Parking through a live kept state does not look the channel up: with the state taken out of
     /// the map (as a lookup would then make another), the waiter still lands on the kept one.
     func testALiveKeptStateIsParkedOnWithoutLookingTheChannelUp() throws {

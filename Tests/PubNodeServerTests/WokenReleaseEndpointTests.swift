@@ -43,6 +43,38 @@ final class WokenReleaseEndpointTests: XCTestCase {
         XCTAssertEqual(broker.counts.wokenReleases, 1)
         XCTAssertEqual(broker.hub.waiterCount(on: "b"), 0, "the wake on `a` left it on `b`; the release took it off")
     }
+
+    /// A broker may keep no channel state for a poll (`KeysetBroker.channelState(for:)` nil): its
+    /// one-channel polls then share no answers and are answered each on its own, whether they wait
+    /// for a publish or find messages when they arrive, with every message and a cursor past it.
+    func testOneChannelPollsOfABrokerKeepingNoStateAreAnsweredEachOnItsOwn() throws {
+        let broker = ReleaseCountingBroker(keepsChannelStates: false)
+        XCTAssertNil(broker.open(.demo).channelState(for: Subscription(channels: ["room"])))
+        let node = EmbeddedNode(node: broker.node())
+        let cursor = try node.handshake("room")
+        let first = try node.connect(), second = try node.connect()
+        try parked(node, first, channels: "room", cursor: cursor)
+        try parked(node, second, channels: "room", cursor: cursor)
+        let published = try node.publish("room", "\"hi\"")
+        first.runLoop()
+        second.runLoop()
+        for connection in [first, second] {
+            let answer = try XCTUnwrap(connection.response())
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.messagePayloads?.map { $0?.stringValue }, ["hi"])
+            XCTAssertEqual(answer.json["t"]?["t"]?.stringValue, published)
+        }
+        XCTAssertEqual(broker.counts.wokenReleases, 2)
+        XCTAssertEqual(broker.hub.waiterCount(on: "room"), 0, "registered nowhere")
+
+        // A poll from before the message finds it at once.
+        let late = try node.connect()
+        try late.send("GET /v2/subscribe/demo/room/0?uuid=v&tt=\(cursor)&tr=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        late.runLoop()
+        let answer = try XCTUnwrap(late.response())
+        XCTAssertEqual(answer.messagePayloads?.map { $0?.stringValue }, ["hi"])
+        XCTAssertEqual(broker.hub.waiterCount(on: "room"), 0)
+    }
 }
 
 /// The demo keyset's memory broker, counting how parked polls are let go of.
@@ -55,10 +87,15 @@ private final class ReleaseCountingBroker: Broker {
     private let hubs = MemoryHubs(limits: Limits(), clock: TimetokenClock())
     private let inner: MemoryBroker
     private let tally = Mutex(Counts())
+    /// Whether its keysets give polls a channel state to keep (the memory broker's do).
+    let keepsChannelStates: Bool
     var counts: Counts { tally.withLock { $0 } }
     var hub: ChannelHub { hubs.open(.demo) }
 
-    init() { inner = MemoryBroker(hubs: hubs) }
+    init(keepsChannelStates: Bool = true) {
+        inner = MemoryBroker(hubs: hubs)
+        self.keepsChannelStates = keepsChannelStates
+    }
 
     /// A node on this broker and the same hubs' presence.
     func node() -> Node {
@@ -89,15 +126,17 @@ private final class ReleaseCountingBroker: Broker {
                              kept: ChannelState?) -> Bool {
             inner.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
         }
-        func channelState(for subscription: Subscription) -> ChannelState? { inner.channelState(for: subscription) }
+        func channelState(for subscription: Subscription) -> ChannelState? {
+            owner.keepsChannelStates ? inner.channelState(for: subscription) : nil
+        }
         func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch { inner.read(subscription, after: cursor) }
         func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
             owner.count { $0.cancels += 1 }
             inner.cancel(waiter, on: subscription, kept: kept)
         }
-        func release(woken waiter: any Waiter, on subscription: Subscription) {
+        func release(woken waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
             owner.count { $0.wokenReleases += 1 }
-            inner.release(woken: waiter, on: subscription)
+            inner.release(woken: waiter, on: subscription, kept: kept)
         }
         func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {
             try inner.addChannels(channels, toGroup: group)

@@ -71,7 +71,8 @@ public protocol KeysetBroker: Sendable {
     /// Unregisters `waiter`, whose answer follows a wake of this broker's, from everything
     /// `subscription` listens to: like `cancel`, except that a broker whose wake already took the
     /// waiter off everything it was registered on may skip that part. The default cancels.
-    func release(woken waiter: any Waiter, on subscription: Subscription)
+    /// `kept` as for `park`.
+    func release(woken waiter: any Waiter, on subscription: Subscription, kept: ChannelState?)
 
     /// Adds channels to a group (creating it); the change reaches subscribers already parked on it.
     func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError)
@@ -120,8 +121,13 @@ extension KeysetBroker {
     }
 
     /// Cancels: the wake may have come from outside what the waiter is registered on.
+    public func release(woken waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
+        cancel(waiter, on: subscription, kept: kept)
+    }
+
+    /// `release(woken:on:kept:)` with no channel state kept.
     public func release(woken waiter: any Waiter, on subscription: Subscription) {
-        cancel(waiter, on: subscription)
+        release(woken: waiter, on: subscription, kept: nil)
     }
 
     /// A broker keeps its groups itself unless it says otherwise.

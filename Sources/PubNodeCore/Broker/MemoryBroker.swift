@@ -57,8 +57,8 @@ struct MemoryKeysetBroker: KeysetBroker {
         hub.cancel(waiter, on: subscription, kept: kept)
     }
 
-    func release(woken waiter: any Waiter, on subscription: Subscription) {
-        hub.release(woken: waiter, on: subscription)
+    func release(woken waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
+        hub.release(woken: waiter, on: subscription, kept: kept)
     }
 
     func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {

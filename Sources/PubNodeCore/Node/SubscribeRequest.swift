@@ -96,7 +96,9 @@ public struct LongPoll: Sendable {
     /// several topics.
     let channel: ChannelState?
     /// `sharedChannel`'s identity, stored, so that reading it retains nothing (the state is
-    /// shared by every event loop's polls of the channel).
+    /// shared by every event loop's polls of the channel). Non-nil exactly for a subscription to
+    /// one channel on a broker that keeps channel states: the transport tells such a poll by it,
+    /// without reading the subscription's name list.
     public let sharedChannelID: ObjectIdentifier?
     /// The address of the keyset's counters, stored for the same reason (`DeliveryTally`).
     private let countersAddress: UInt
@@ -186,7 +188,7 @@ public struct LongPoll: Sendable {
     /// Unregisters `waiter`, answered after a wake: where the wake already unregistered it
     /// (a one-channel poll on this node's own broker), nothing is looked up or locked.
     public func release(woken waiter: any Waiter) {
-        broker.release(woken: waiter, on: subscription)
+        broker.release(woken: waiter, on: subscription, kept: channel)
     }
 
     /// For a plain one-channel subscription: what makes two polls' answers identical besides the
