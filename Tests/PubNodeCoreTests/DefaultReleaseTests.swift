@@ -29,39 +29,9 @@ final class DefaultReleaseTests: XCTestCase {
         XCTAssertEqual(hubs.hub("demo")?.waiterCount(on: "room"), 0)
     }
 
-    /// Forwards to a memory keyset everything but `release(woken:on:kept:)`, which it leaves to
+    /// Forwards everything to a memory keyset but `release(woken:on:kept:)`, which it leaves to
     /// the protocol's default.
-    private struct Forwarding: KeysetBroker {
+    private struct Forwarding: ForwardingKeysetBroker {
         let inner: any KeysetBroker
-
-        var subscribeKey: String { inner.subscribeKey }
-        func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
-            inner.publish(draft, beforeDelivery: beforeDelivery)
-        }
-        func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
-                  kept: ChannelState?) -> DeliveryBatch? {
-            inner.park(waiter, on: subscription, after: cursor, kept: kept)
-        }
-        func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
-                             kept: ChannelState?) -> Bool {
-            inner.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
-        }
-        func channelState(for subscription: Subscription) -> ChannelState? { inner.channelState(for: subscription) }
-        func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch { inner.read(subscription, after: cursor) }
-        func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
-            inner.cancel(waiter, on: subscription, kept: kept)
-        }
-        func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {
-            try inner.addChannels(channels, toGroup: group)
-        }
-        func removeChannels(_ channels: [String], fromGroup group: String) throws(PubNodeError) {
-            try inner.removeChannels(channels, fromGroup: group)
-        }
-        func deleteGroup(_ group: String) throws(PubNodeError) { try inner.deleteGroup(group) }
-        func channels(inGroup group: String) throws(PubNodeError) -> [String] { try inner.channels(inGroup: group) }
-        func groupNames() -> [String] { inner.groupNames() }
-        func restore(_ messages: [PublishedMessage]) -> Int { inner.restore(messages) }
-        func sweep() -> ChannelSweepReport { inner.sweep() }
-        func statistics(busiest: Int) -> BrokerStatistics { inner.statistics(busiest: busiest) }
     }
 }

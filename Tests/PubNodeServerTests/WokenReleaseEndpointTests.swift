@@ -1,4 +1,5 @@
 import PubNodeCore
+import PubNodeTestSupport
 @testable import PubNodeServer
 import Synchronization
 import XCTest
@@ -110,26 +111,13 @@ private final class ReleaseCountingBroker: Broker {
     fileprivate func count(_ change: (inout Counts) -> Void) { tally.withLock { change(&$0) } }
 
     /// Forwards everything to the memory broker, counting `cancel` and `release(woken:)`.
-    private struct Counting: KeysetBroker {
+    private struct Counting: ForwardingKeysetBroker {
         let inner: any KeysetBroker
         let owner: ReleaseCountingBroker
 
-        var subscribeKey: String { inner.subscribeKey }
-        func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
-            inner.publish(draft, beforeDelivery: beforeDelivery)
-        }
-        func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
-                  kept: ChannelState?) -> DeliveryBatch? {
-            inner.park(waiter, on: subscription, after: cursor, kept: kept)
-        }
-        func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
-                             kept: ChannelState?) -> Bool {
-            inner.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
-        }
         func channelState(for subscription: Subscription) -> ChannelState? {
             owner.keepsChannelStates ? inner.channelState(for: subscription) : nil
         }
-        func read(_ subscription: Subscription, after cursor: Timetoken) -> DeliveryBatch { inner.read(subscription, after: cursor) }
         func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
             owner.count { $0.cancels += 1 }
             inner.cancel(waiter, on: subscription, kept: kept)
@@ -138,17 +126,5 @@ private final class ReleaseCountingBroker: Broker {
             owner.count { $0.wokenReleases += 1 }
             inner.release(woken: waiter, on: subscription, kept: kept)
         }
-        func addChannels(_ channels: [String], toGroup group: String) throws(PubNodeError) {
-            try inner.addChannels(channels, toGroup: group)
-        }
-        func removeChannels(_ channels: [String], fromGroup group: String) throws(PubNodeError) {
-            try inner.removeChannels(channels, fromGroup: group)
-        }
-        func deleteGroup(_ group: String) throws(PubNodeError) { try inner.deleteGroup(group) }
-        func channels(inGroup group: String) throws(PubNodeError) -> [String] { try inner.channels(inGroup: group) }
-        func groupNames() -> [String] { inner.groupNames() }
-        func restore(_ messages: [PublishedMessage]) -> Int { inner.restore(messages) }
-        func sweep() -> ChannelSweepReport { inner.sweep() }
-        func statistics(busiest: Int) -> BrokerStatistics { inner.statistics(busiest: busiest) }
     }
 }
