@@ -48,6 +48,8 @@ final class WokenReleaseEndpointTests: XCTestCase {
     /// A broker may keep no channel state for a poll (`KeysetBroker.channelState(for:)` nil): its
     /// one-channel polls then share no answers and are answered each on its own, whether they wait
     /// for a publish or find messages when they arrive, with every message and a cursor past it.
+    /// The handler tells a poll that may share by its kept state, so these never take the sharing
+    /// polls' way in (`parkUnlessReady`, which only asks whether messages are there).
     func testOneChannelPollsOfABrokerKeepingNoStateAreAnsweredEachOnItsOwn() throws {
         let broker = ReleaseCountingBroker(keepsChannelStates: false)
         XCTAssertNil(broker.open(.demo).channelState(for: Subscription(channels: ["room"])))
@@ -75,6 +77,15 @@ final class WokenReleaseEndpointTests: XCTestCase {
         let answer = try XCTUnwrap(late.response())
         XCTAssertEqual(answer.messagePayloads?.map { $0?.stringValue }, ["hi"])
         XCTAssertEqual(broker.hub.waiterCount(on: "room"), 0)
+        XCTAssertEqual(broker.parksUnlessReady, 0, "parked and read as polls that share nothing")
+    }
+
+    func testOneChannelPollsOfABrokerKeepingStatesAskBeforeTheyRead() throws {
+        let broker = ReleaseCountingBroker()
+        let node = EmbeddedNode(node: broker.node())
+        let connection = try node.connect()
+        try parked(node, connection, channels: "room", cursor: try node.handshake("room"))
+        XCTAssertEqual(broker.parksUnlessReady, 1, "a poll that may share only asks")
     }
 }
 
@@ -88,6 +99,9 @@ private final class ReleaseCountingBroker: Broker {
     private let hubs = MemoryHubs(limits: Limits(), clock: TimetokenClock())
     private let inner: MemoryBroker
     private let tally = Mutex(Counts())
+    private let asked = Atomic<Int>(0)
+    /// How many times a poll was parked through `parkUnlessReady`.
+    var parksUnlessReady: Int { asked.load(ordering: .relaxed) }
     /// Whether its keysets give polls a channel state to keep (the memory broker's do).
     let keepsChannelStates: Bool
     var counts: Counts { tally.withLock { $0 } }
@@ -109,6 +123,7 @@ private final class ReleaseCountingBroker: Broker {
     var allKeysets: [any KeysetBroker] { inner.allKeysets }
 
     fileprivate func count(_ change: (inout Counts) -> Void) { tally.withLock { change(&$0) } }
+    fileprivate func countAsked() { asked.add(1, ordering: .relaxed) }
 
     /// Forwards everything to the memory broker, counting `cancel` and `release(woken:)`.
     private struct Counting: ForwardingKeysetBroker {
@@ -117,6 +132,11 @@ private final class ReleaseCountingBroker: Broker {
 
         func channelState(for subscription: Subscription) -> ChannelState? {
             owner.keepsChannelStates ? inner.channelState(for: subscription) : nil
+        }
+        func parkUnlessReady(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,
+                             kept: ChannelState?) -> Bool {
+            owner.countAsked()
+            return inner.parkUnlessReady(waiter, on: subscription, after: cursor, kept: kept)
         }
         func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState?) {
             owner.count { $0.cancels += 1 }

@@ -2,7 +2,7 @@ import PubNodeCore
 
 /// A keyset broker for tests that wraps another and forwards every call to it; a conforming type
 /// writes only the calls it changes (to count them, or to keep no channel states).
-/// `release(woken:on:kept:)` is not forwarded: a type that leaves it out gets the protocol's
+/// `release(woken:on:kept:)` alone is not forwarded: a type that leaves it out gets the protocol's
 /// default (a cancel), as a cluster's broker does.
 public protocol ForwardingKeysetBroker: KeysetBroker {
     /// The broker calls are forwarded to.
@@ -17,6 +17,18 @@ extension ForwardingKeysetBroker {
     public func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
         inner.publish(draft, beforeDelivery: beforeDelivery)
     }
+
+    /// Forwards to `inner`.
+    public var acceptsSynchronously: Bool { inner.acceptsSynchronously }
+
+    /// Forwards to `inner`.
+    public func submit(_ draft: PublishDraft,
+                       completion: @escaping @Sendable (Result<PublishedMessage, PubNodeError>) -> Void) {
+        inner.submit(draft, completion: completion)
+    }
+
+    /// Forwards to `inner`.
+    public var sharedGroups: (any SharedChannelGroups)? { inner.sharedGroups }
 
     /// Forwards to `inner`.
     public func park(_ waiter: any Waiter, on subscription: Subscription, after cursor: Timetoken,

@@ -55,7 +55,9 @@ public protocol KeysetBroker: Sendable {
 
     /// The state of `subscription`'s one channel, for a long-poll to keep across its polls and
     /// hand back to `park` and `parkUnlessReady`, which then park there without looking the
-    /// channel up while it lives; nil for a subscription with several topics. A broker may answer
+    /// channel up while it lives. Must be nil unless `subscription` is exactly one concrete
+    /// channel (no pattern, no group): whoever holds a kept state treats it as the whole
+    /// subscription (a long-poll ignores any other). A broker may answer
     /// nil for every subscription: its polls then look their channel up each time, and the
     /// transport shares no answers between them (it names a shared answer's channel by its state).
     func channelState(for subscription: Subscription) -> ChannelState?

@@ -119,7 +119,12 @@ public struct LongPoll: Sendable {
         self.filter = filter
         self.broker = keyset.broker
         self.keyset = keyset
-        let channel = keyset.broker.channelState(for: subscription)
+        // Kept only as the broker's protocol promises it: for a subscription's one channel, and
+        // that channel's. Everything that goes through a kept state (parking, cancelling, sharing
+        // answers) reads nothing else of the subscription, so a state given otherwise is ignored.
+        let channel = subscription.singleChannel.flatMap { name in
+            keyset.broker.channelState(for: subscription).flatMap { $0.name == name ? $0 : nil }
+        }
         self.channel = channel
         self.sharedChannelID = channel.map(ObjectIdentifier.init)
         self.countersAddress = DeliveryTally.address(of: keyset.counters)
