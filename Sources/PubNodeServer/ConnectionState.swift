@@ -61,9 +61,15 @@ struct ConnectionState {
 
     /// Makes `head` the current request's.
     mutating func begin(_ head: consuming RequestHead) {
+        beginAnswering(head)
+        self.head = consume head
+    }
+
+    /// Makes `head`'s request the current one without keeping the head: for a request complete
+    /// at its head (no body), which is dispatched at once.
+    mutating func beginAnswering(_ head: borrowing RequestHead) {
         answering = Answering(minorVersion: head.minorVersion, keepAlive: head.keepAlive, isGET: head.isGET,
                               isHEAD: head.isHEAD, family: head.family)
-        self.head = consume head
     }
 
     /// Takes the current head out (`answering` stays until the answer): once the request is

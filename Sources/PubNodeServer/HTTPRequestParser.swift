@@ -139,13 +139,28 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// Takes the end of the request whose head `next()` has just given, when that request has no
+    /// body: true then, and `next()` goes on with the next request as it would after yielding
+    /// `.end`. False, taking nothing, in any other state. For a caller that handles a request
+    /// without a body at its head, instead of keeping the head until its end.
+    public mutating func takeEnd() -> Bool {
+        guard case .ending = state else { return false }
+        finishRequest()
+        return true
+    }
+
+    /// The current request is over: the next head follows, unless it was the connection's last.
+    private mutating func finishRequest() {
+        state = lastRequest ? .closed : .head(scanned: 0)
+        if lastRequest { buffer = nil }
+    }
+
     private mutating func step() throws(Failure) -> Part? {
         switch state {
         case .failed, .closed:
             return nil
         case .ending:
-            state = lastRequest ? .closed : .head(scanned: 0)
-            if lastRequest { buffer = nil }
+            finishRequest()
             return .end
         case .head(let scanned):
             return try readHead(scanned: scanned)

@@ -116,21 +116,34 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return
         }
-        handle(consume part, context: context)
+        handle(consume part, fresh: true, context: context)
     }
 
-    private func handle(_ part: consuming HTTPRequestParser.Part, context: ChannelHandlerContext) {
+    /// Handles one part of the current request. `fresh`: the part is the one the parser has just
+    /// given (not a queued one), so a head without a body can take its end from the parser at
+    /// once and be dispatched without being kept (`HTTPRequestParser.takeEnd()`).
+    private func handle(_ part: consuming HTTPRequestParser.Part, fresh: Bool = false,
+                        context: ChannelHandlerContext) {
         // Switched on the part alone (a tuple with the phase would copy both), and consumed: the
         // head moves out of it rather than being copied.
         switch consume part {
         case .head(var head):
             let (fieldCount, contentLength) = (head.fieldCount, head.contentLength)
+            let hasBody = head.chunked || (contentLength ?? 0) > 0
+            if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
+            // Complete at its head (the common case): dispatched now, its end taken with it, so
+            // the head is never stored in the connection's state and taken back out.
+            if !hasBody, fieldCount <= limits.maxHeaderCount, fresh, parser.takeEnd() {
+                clocks.arrivingSince = nil
+                state.beginAnswering(head)
+                dispatch(head: head, body: nil, context: context)
+                return
+            }
             // A head kept while its body arrives keeps no received buffer (one that ends here is
             // taken back at its end, below, and dropped once dispatched).
-            if head.chunked || (contentLength ?? 0) > 0 { head.detachTarget() }
+            if hasBody { head.detachTarget() }
             state.begin(consume head)
             state.phase = .receiving(body: nil)
-            if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
             if fieldCount > limits.maxHeaderCount {
                 refuseHead(context: context, message: "More than \(limits.maxHeaderCount) header fields")
             } else if let length = contentLength, length > limits.maxBodyBytes {

@@ -8,7 +8,8 @@ import PubNodeServer
 /// same refusal) whether the bytes arrive at once, split at one point, or a few bytes at a time
 /// (the first input byte picks the split and the head limit: a head that repeats the last one with
 /// another target is read off the kept head when it arrives whole, and parsed in full when it
-/// arrives a few bytes at a time, so the two ways of reading it are held to one result); an accepted head that keeps its
+/// arrives a few bytes at a time, so the two ways of reading it are held to one result), and the
+/// same when the end of each request without a body is taken at its head; an accepted head that keeps its
 /// field lines, written out again from what was read, reads back the same; and where NIO's llhttp decoder also reads the bytes
 /// without error, the requests both read agree (method, target, body): two parsers that disagree
 /// about where a request ends are what request smuggling needs.
@@ -25,6 +26,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let step = Int(first & 0x07) + 1
     let pieces = stride(from: 0, to: input.count, by: step).map { Array(input[$0..<min(input.count, $0 + step)]) }
     require(parseAll(pieces, maxHeadBytes: maxHead) == whole, "\(step)-byte reads read differently")
+    require(parseAll([input], maxHeadBytes: maxHead, takingEnds: true) == whole,
+            "taking the ends of requests without a body at their heads reads differently")
     if maxHead == 64 * 1024, let theirs = llhttpRequests(input) {
         // CONNECT is compared up to itself: llhttp gives it no body whatever its fields say (it
         // is the start of a tunnel), RFC 9112 frames it like any request; either way it is the
@@ -60,11 +63,26 @@ func summary(_ head: RequestHead) -> String {
         + "family=\(head.family) block=\(head.fieldBlock.utf8.count)"
 }
 
-func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
+/// `takingEnds`: after each head without a body, its end is taken at once (`takeEnd()`, as the
+/// handler does), which must succeed exactly for those heads.
+func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int, takingEnds: Bool = false) -> Outcome {
     var parser = HTTPRequestParser(maxHeadBytes: maxHeadBytes)
     var outcome = Outcome()
     var body: [UInt8] = []
     var inRequest = false
+    func end() {
+        require(inRequest, "an end without a head")
+        if let length = outcome.heads.last?.contentLength {
+            require(body.count == length, "a body of \(body.count) bytes for Content-Length \(length)")
+        }
+        outcome.lines.append("body \(body)")
+        outcome.lines.append("end")
+        if let head = outcome.heads.last {
+            outcome.requests.append("\(head.method.rawValue) \(head.uri) \(body)")
+        }
+        body = []
+        inRequest = false
+    }
     for chunk in chunks {
         parser.append(ByteBuffer(bytes: chunk))
         do {
@@ -75,21 +93,17 @@ func parseAll(_ chunks: [[UInt8]], maxHeadBytes: Int) -> Outcome {
                     inRequest = true
                     outcome.heads.append(head)
                     outcome.lines.append("head " + summary(head))
+                    if takingEnds {
+                        let hasBody = head.chunked || (head.contentLength ?? 0) > 0
+                        let taken = parser.takeEnd()
+                        require(taken != hasBody, "takeEnd gave \(taken) for a head with\(hasBody ? "" : "out") a body")
+                        if taken { end() }
+                    }
                 case .body(let bytes):
                     require(inRequest && bytes.readableBytes > 0, "an empty or stray body part")
                     body += bytes.readableBytesView
                 case .end:
-                    require(inRequest, "an end without a head")
-                    if let length = outcome.heads.last?.contentLength {
-                        require(body.count == length, "a body of \(body.count) bytes for Content-Length \(length)")
-                    }
-                    outcome.lines.append("body \(body)")
-                    outcome.lines.append("end")
-                    if let head = outcome.heads.last {
-                        outcome.requests.append("\(head.method.rawValue) \(head.uri) \(body)")
-                    }
-                    body = []
-                    inRequest = false
+                    end()
                 }
             }
         } catch {
