@@ -36,7 +36,9 @@ struct ConnectionState {
             }
         }
     }
-    /// The head of the request being handled: set when it arrives (`begin(_:)`), cleared once it
+    /// The head of a request whose body is still arriving (or of a bodiless one replayed from the
+    /// queue): set when it arrives (`begin(_:)`), taken out at its end; a bodiless request handled
+    /// as it arrives is dispatched at its head and never stored here. Cleared once it
     /// is answered (`endRequest()`; kept while a refused request is discarded). Kept beside
     /// `phase` rather than in it, and with `isAwaitingAnswer` stored, so reading either copies
     /// nothing on the hot path.

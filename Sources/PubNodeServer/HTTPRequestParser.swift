@@ -139,9 +139,10 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
-    /// Takes the end of the request whose head `next()` has just given, when that request has no
-    /// body: true then, and `next()` goes on with the next request as it would after yielding
-    /// `.end`. False, taking nothing, in any other state. For a caller that handles a request
+    /// Takes the `.end` that `next()` would give next without more bytes: true then, and `next()`
+    /// goes on with the next request as it would after yielding `.end`; false, taking nothing,
+    /// when the request is not at its end. Right after a head, true exactly when that request has
+    /// no body (it is also true after a body's last part). For a caller that handles a request
     /// without a body at its head, instead of keeping the head until its end.
     public mutating func takeEnd() -> Bool {
         guard case .ending = state else { return false }

@@ -1,4 +1,5 @@
 import NIOCore
+import PubNodeCore
 import XCTest
 
 final class ConnectionTests: XCTestCase {
@@ -48,6 +49,32 @@ final class ConnectionTests: XCTestCase {
         let time = try XCTUnwrap(connection.response())
         XCTAssertEqual(time.json[0]?.stringValue?.count, 17)
         XCTAssertTrue(connection.isOpen)
+    }
+
+    /// Requests without a body are dispatched at their heads when they arrive, and queued as
+    /// parts behind an outstanding answer: both kinds, with a body between them, keep their order.
+    func testRequestsWithAndWithoutBodiesQueuedBehindAParkedPollAreAnsweredInOrder() throws {
+        let node = EmbeddedNode()
+        let cursor = try node.handshake("pipe")
+        let connection = try node.connect()
+        try connection.send("GET /v2/subscribe/demo/pipe/0?tt=\(cursor) HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "POST /publish/demo/demo/0/pipe/0 HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n\"second\""
+            + "GET /publish/demo/demo/0/pipe/0/%22third%22 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertNil(try connection.response(), "everything waits behind the parked subscribe")
+        try node.publish("pipe", #""first""#)
+        XCTAssertEqual(try XCTUnwrap(connection.response()).json["m"]?[0]?["d"], .string("first"))
+        XCTAssertEqual(try XCTUnwrap(connection.response()).json[0]?.stringValue?.count, 17, "the time")
+        let second = try XCTUnwrap(connection.response())
+        let third = try XCTUnwrap(connection.response())
+        XCTAssertEqual([second.json[1], third.json[1]], [.string("Sent"), .string("Sent")])
+        XCTAssertLessThan(try XCTUnwrap(second.json[2]?.stringValue), try XCTUnwrap(third.json[2]?.stringValue))
+        try connection.send("GET /time/0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try connection.response()?.status, 200, "and one arriving after them at once")
+        XCTAssertNil(try connection.response())
+        let buffered = try XCTUnwrap(node.node.hub()).collect(Subscription(channels: ["pipe"]),
+                                                               after: try XCTUnwrap(Timetoken(parsing: Substring(cursor))))
+        XCTAssertEqual(buffered.deliveries.count, 3, "each published once")
     }
 
     func testHeadAnswersHeadersOnly() throws {

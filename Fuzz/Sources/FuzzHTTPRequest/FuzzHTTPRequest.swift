@@ -28,6 +28,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     require(parseAll(pieces, maxHeadBytes: maxHead) == whole, "\(step)-byte reads read differently")
     require(parseAll([input], maxHeadBytes: maxHead, takingEnds: true) == whole,
             "taking the ends of requests without a body at their heads reads differently")
+    require(parseAll(pieces, maxHeadBytes: maxHead, takingEnds: true) == whole,
+            "\(step)-byte reads taking those ends read differently")
     if maxHead == 64 * 1024, let theirs = llhttpRequests(input) {
         // CONNECT is compared up to itself: llhttp gives it no body whatever its fields say (it
         // is the start of a tunnel), RFC 9112 frames it like any request; either way it is the
