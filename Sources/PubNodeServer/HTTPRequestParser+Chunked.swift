@@ -16,10 +16,10 @@ extension HTTPRequestParser {
         var size = 0
         var digits = 0
         var index = view.startIndex
-        while index < lf, let digit = Self.hexValue(view[index]) {
+        while index < lf, let digit = view[index].hexDigitValue {
             digits += 1
             guard digits <= 15 else { throw Failure("Chunk size too large") }
-            size = size << 4 | digit
+            size = size << 4 | Int(digit)
             index += 1
         }
         guard digits > 0 else { throw Failure("Invalid chunk size") }
@@ -62,15 +62,5 @@ extension HTTPRequestParser {
         consume(end)
         state = .ending
         return try step()
-    }
-
-    /// The value of one hexadecimal digit, nil for any other byte.
-    static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A") + 10)
-        default: return nil
-        }
     }
 }

@@ -40,7 +40,7 @@ enum PercentDecoding {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                guard index + 2 < bytes.count, let high = bytes[index + 1].hexDigitValue, let low = bytes[index + 2].hexDigitValue
                 else { return nil }
                 out[count] = high << 4 | low
                 index += 3
@@ -51,14 +51,5 @@ enum PercentDecoding {
             count += 1
         }
         return count
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
