@@ -132,8 +132,10 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             let hasBody = head.chunked || (contentLength ?? 0) > 0
             if httpMetrics != nil { state.startedNanoseconds = NIODeadline.now().uptimeNanoseconds }
             // Complete at its head (the common case): dispatched now, its end taken with it, so
-            // the head is never stored in the connection's state and taken back out.
-            if !hasBody, fieldCount <= limits.maxHeaderCount, fresh, parser.takeEnd() {
+            // the head is never stored in the connection's state and taken back out. Whether it
+            // has a body is the parser's to say: just after a head, only a bodiless request's end
+            // can be taken.
+            if fresh, fieldCount <= limits.maxHeaderCount, parser.takeEnd() {
                 clocks.arrivingSince = nil
                 state.beginAnswering(head)
                 dispatch(head: head, body: nil, context: context)
