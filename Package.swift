@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "PubNodeCore",
                 "CZlib",
+                "CPubNodePrefetch",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -129,6 +130,8 @@ let package = Package(
             ]
         ),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // A cache-prefetch hint for the fan-out's hot loops (Docs/performance.md, twenty-eighth series).
+        .target(name: "CPubNodePrefetch"),
         .target(
             name: "PubNodeClient",
             dependencies: [

@@ -15,6 +15,13 @@ struct KeptTarget {
     /// The byte offsets of the changing value within `target`.
     let value: Range<Int>
 
+    /// Where `target`'s bytes are, for a prefetch (`Prefetch`): in its own storage, as long as the
+    /// target lives; nil for a target short enough to be held inline.
+    var bytesAddress: UnsafeRawPointer? {
+        guard target.utf8.count > 15 else { return nil }
+        return target.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
     /// Calls `body` with the new value's bytes when `target` has the kept bytes before and after
     /// it (the new value may have another length, and may be empty); nil otherwise. `target` is
     /// read in place (the received bytes); the kept string was read off the wire, so it is native

@@ -25,6 +25,9 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// (`LoopWakeQueue`): registered nowhere, not counted among parked polls, no deadline. Event
     /// loop only. (Beside `claimed`, in the bytes its alignment leaves.)
     var isDeferred = false
+    /// How many bytes of `owner` to prefetch ahead of answering (`prefetchOwner()`), measured
+    /// when the poll is made. (Also in the bytes the alignment leaves.)
+    private let ownerBytes: UInt16
     /// What it listens to. A constant, so that the handler reads it in place: a variable would be
     /// copied (every field retained and released) for each call made on it.
     let longPoll: LongPoll
@@ -39,6 +42,7 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll, cursor: Timetoken? = nil) {
         self.owner = owner
         self.queue = queue
+        self.ownerBytes = UInt16(Prefetch.heapBytes(of: owner))
         // The cursor first: the long-poll then moves into place instead of being copied.
         self.cursor = cursor ?? longPoll.cursor
         self.longPoll = longPoll
@@ -75,6 +79,24 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// Allows the next wake (after a spurious one).
     func rearm() {
         claimed.store(false, ordering: .releasing)
+    }
+
+    /// Bytes to prefetch of a parked poll: its whole instance (checked by `PrefetchTests`).
+    static let prefetchBytes = 192
+
+    /// Asks for the owner's lines, ahead of answering this poll; reads only this poll's own line.
+    /// Event loop only, like the answer it prepares (`LoopWakeQueue` asks while answering the
+    /// polls before).
+    @inline(__always)
+    func prefetchOwner() {
+        Prefetch.object(owner, bytes: Int(ownerBytes))
+    }
+
+    /// Asks for the lines of what the owner refers to on the way to the socket (its context and
+    /// channel), reading the owner's line that `prefetchOwner()` asked for.
+    @inline(__always)
+    func prefetchConnection() {
+        owner.connectionPrefetch.prefetch(0..<3)
     }
 
     /// Runs on the event loop after a claimed wake; `shared` pools identical answers of one chunk.

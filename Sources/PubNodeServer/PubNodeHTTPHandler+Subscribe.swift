@@ -16,6 +16,7 @@ extension PubNodeHTTPHandler {
     /// Without a filter such a poll only asks whether anything is buffered after its cursor: its
     /// chunk reads the messages, once.
     func park(_ poll: ParkedPoll, context: ChannelHandlerContext) {
+        noteRepeatedReads()
         let shares = sharesAnswers(poll)
         if shares, poll.longPoll.filter == nil {
             if poll.longPoll.parkUnlessReady(poll, after: poll.cursor) {

@@ -19,6 +19,13 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     // thousands of connections whose handlers are no longer in cache; each line of a handler a
     // woken poll reads is one more wait for memory (Docs/performance.md, twenty-third series).
 
+    /// What a wake or a read of this connection will touch, asked for ahead (`Prefetch`): NIO's
+    /// context, channel and pipeline objects, then the handler itself (set once it is added).
+    /// First, in the line a call into the handler reads anyway.
+    var connectionPrefetch = PrefetchList()
+    /// What a repeated poll reads of the kept subscribe (`RepeatedSubscribe`), asked for as its
+    /// bytes arrive, before they are parsed (`prefetchForRead()`); refreshed as a poll parks.
+    var readPrefetch = PrefetchList()
     let router: Router
     /// What the handler reads of the node's limits.
     let limits: ConnectionLimits
@@ -52,6 +59,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.allocator = context.channel.allocator
+        let channel = context.channel, pipeline = context.pipeline
+        connectionPrefetch.set(0, Prefetch.address(of: context), bytes: Prefetch.heapBytes(of: context))
+        connectionPrefetch.set(1, Prefetch.address(of: channel), bytes: Prefetch.heapBytes(of: channel))
+        connectionPrefetch.set(2, Prefetch.address(of: pipeline), bytes: Prefetch.heapBytes(of: pipeline))
+        connectionPrefetch.set(3, Prefetch.address(of: self), bytes: Prefetch.heapBytes(of: self))
         httpMetrics = router.operations.metrics?.http.share(for: context.eventLoop)
         parkedPolls = router.operations.gauges.parkedPolls(on: context.eventLoop)
         let wakeQueue = router.wakeQueues.queue(for: context.eventLoop)
@@ -69,6 +81,8 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         releaseClient()
         // Its kept parked poll refers back to this handler.
         state.lastSubscribe = nil
+        readPrefetch.removeAll()
+        connectionPrefetch.removeAll()
         self.context = nil
     }
 
@@ -86,6 +100,7 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        prefetchForRead()
         // Once the last answer is out (or a refusal), what still arrives is read and dropped.
         guard !state.closing else { return }
         if case .discarding = state.phase { return }

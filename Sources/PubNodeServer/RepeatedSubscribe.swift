@@ -20,8 +20,8 @@ import PubNodeCore
 /// Signed requests are never kept (their signature and timestamp change on every poll).
 ///
 /// A class: the connection's state holds one reference, so reading it for each poll costs one
-/// retain rather than a copy of every string it keeps. Only `presence` and `poll` change, and only
-/// on the connection's event loop.
+/// retain rather than a copy of every string it keeps. Only `presence`, `poll` and `prefetch` change,
+/// and only on the connection's event loop.
 final class RepeatedSubscribe {
     /// The target as received, with the byte offsets of its `tt` value.
     let kept: KeptTarget
@@ -36,6 +36,9 @@ final class RepeatedSubscribe {
     /// and nothing of them retained and released, for a subscriber's every poll. It refers back to
     /// the connection's handler, which lets go of it when the connection goes.
     var poll: ParkedPoll?
+    /// Where this kept subscribe's objects are, for a prefetch as the next poll's bytes arrive
+    /// (`PubNodeHTTPHandler.noteRepeatedReads()`): measured once, at its first park.
+    var prefetch: PrefetchList?
 
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {
