@@ -25,8 +25,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     /// (`LoopWakeQueue`): registered nowhere, not counted among parked polls, no deadline. Event
     /// loop only. (Beside `claimed`, in the bytes its alignment leaves.)
     var isDeferred = false
-    /// How many bytes of `owner` to prefetch ahead of answering (`prefetchOwner()`), measured
-    /// when the poll is made. (Also in the bytes the alignment leaves.)
+    /// How many bytes of `owner` to prefetch ahead of answering (`prefetchOwner()`), taken when
+    /// the poll is made. (Also in the bytes the alignment leaves.)
     private let ownerBytes: UInt16
     /// What it listens to. A constant, so that the handler reads it in place: a variable would be
     /// copied (every field retained and released) for each call made on it.
@@ -42,7 +42,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
     init(owner: PubNodeHTTPHandler, queue: LoopWakeQueue, longPoll: LongPoll, cursor: Timetoken? = nil) {
         self.owner = owner
         self.queue = queue
-        self.ownerBytes = UInt16(Prefetch.heapBytes(of: owner))
+        // Measured when the owner was added (`connectionPrefetch`'s last slot).
+        self.ownerBytes = UInt16(owner.connectionPrefetch.bytes(3))
         // The cursor first: the long-poll then moves into place instead of being copied.
         self.cursor = cursor ?? longPoll.cursor
         self.longPoll = longPoll
@@ -92,8 +93,8 @@ final class ParkedPoll: Waiter, @unchecked Sendable {
         Prefetch.object(owner, bytes: Int(ownerBytes))
     }
 
-    /// Asks for the lines of what the owner refers to on the way to the socket (its context and
-    /// channel), reading the owner's line that `prefetchOwner()` asked for.
+    /// Asks for the lines of what the owner refers to on the way to the socket (NIO's context,
+    /// channel and pipeline objects), reading the owner's lines that `prefetchOwner()` asked for.
     @inline(__always)
     func prefetchConnection() {
         owner.connectionPrefetch.prefetch(0..<3)

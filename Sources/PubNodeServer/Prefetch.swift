@@ -25,7 +25,7 @@ enum Prefetch {
 
     /// Asks for `bytes` bytes from `address`, when there is one.
     @inline(__always)
-    static func address(_ address: UnsafeRawPointer?, bytes: Int) {
+    static func lines(at address: UnsafeRawPointer?, bytes: Int) {
         guard let address else { return }
         pubnode_prefetch(address, bytes)
     }
@@ -37,16 +37,21 @@ enum Prefetch {
         UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     }
 
-    /// The bytes to ask for of a heap object allocated by `malloc` (every Swift class instance of
-    /// ordinary alignment), at most `maxBytes`: what the allocator holds for it, which covers the
-    /// instance. Read once per object (it reads the allocator's header before the object).
+    /// The bytes to ask for of `object`, at most `maxBytes`: what the allocator holds for it,
+    /// which covers the instance. Read once per object (it reads the allocator's header before it).
+    ///
+    /// Precondition: `object` is a live instance the Swift runtime allocated on the heap (through
+    /// `malloc`, or `aligned_alloc` for a larger alignment) and that escaped: never one the
+    /// optimizer placed on the stack, nor a static or immortal one, for which the allocator's
+    /// answer is undefined. The callers pass connection objects that outlive the call: the
+    /// handler, NIO's context, channel and pipeline, the kept subscribe and its prepared request.
     static func heapBytes<Object: AnyObject>(of object: Object) -> Int {
         min(Int(pubnode_heap_bytes(Unmanaged.passUnretained(object).toOpaque())), maxBytes)
     }
 }
 
 /// Addresses to prefetch, each with its length, kept where the code that will read them can find
-/// them in one line it reads anyway: reading through the objects themselves to reach the next
+/// them among bytes it reads anyway: reading through the objects themselves to reach the next
 /// address would wait for each line in turn, the very wait a prefetch is to spare.
 struct PrefetchList {
     private var addresses: (UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?) =
@@ -58,6 +63,7 @@ struct PrefetchList {
 
     /// Sets slot `index` (below `capacity`) to `bytes` bytes from `address`; nil clears it.
     mutating func set(_ index: Int, _ address: UnsafeRawPointer?, bytes: Int) {
+        assert((0..<Self.capacity).contains(index), "no prefetch slot \(index)")
         let length = UInt16(clamping: min(bytes, Prefetch.maxBytes))
         switch index {
         case 0: addresses.0 = address; lengths.0 = length
@@ -77,6 +83,16 @@ struct PrefetchList {
         }
     }
 
+    /// The bytes asked for from the address in slot `index`.
+    func bytes(_ index: Int) -> Int {
+        switch index {
+        case 0: Int(lengths.0)
+        case 1: Int(lengths.1)
+        case 2: Int(lengths.2)
+        default: Int(lengths.3)
+        }
+    }
+
     /// Clears every slot.
     mutating func removeAll() {
         self = PrefetchList()
@@ -91,10 +107,10 @@ struct PrefetchList {
     /// Asks for the lines of the addresses in `slots`.
     @inline(__always)
     func prefetch(_ slots: Range<Int>) {
-        if slots.contains(0) { Prefetch.address(addresses.0, bytes: Int(lengths.0)) }
-        if slots.contains(1) { Prefetch.address(addresses.1, bytes: Int(lengths.1)) }
-        if slots.contains(2) { Prefetch.address(addresses.2, bytes: Int(lengths.2)) }
-        if slots.contains(3) { Prefetch.address(addresses.3, bytes: Int(lengths.3)) }
+        if slots.contains(0) { Prefetch.lines(at: addresses.0, bytes: Int(lengths.0)) }
+        if slots.contains(1) { Prefetch.lines(at: addresses.1, bytes: Int(lengths.1)) }
+        if slots.contains(2) { Prefetch.lines(at: addresses.2, bytes: Int(lengths.2)) }
+        if slots.contains(3) { Prefetch.lines(at: addresses.3, bytes: Int(lengths.3)) }
     }
 
     /// Asks for the lines of the address in `slot`.

@@ -22,14 +22,12 @@ extension PubNodeHTTPHandler {
             readPrefetch.removeAll()
             return
         }
-        if kept.prefetch == nil {
-            var list = PrefetchList()
-            list.set(0, Prefetch.address(of: kept), bytes: Prefetch.heapBytes(of: kept))
-            list.set(1, kept.kept.bytesAddress, bytes: kept.kept.target.utf8.count)
-            list.set(2, Prefetch.address(of: kept.prepared), bytes: Prefetch.heapBytes(of: kept.prepared))
-            kept.prefetch = list
+        if kept.prefetch.address(0) == nil {
+            kept.prefetch.set(0, Prefetch.address(of: kept), bytes: Prefetch.heapBytes(of: kept))
+            kept.prefetch.set(1, kept.kept.bytesAddress, bytes: kept.kept.target.utf8.count)
+            kept.prefetch.set(2, Prefetch.address(of: kept.prepared), bytes: Prefetch.heapBytes(of: kept.prepared))
         }
-        readPrefetch = kept.prefetch!
+        readPrefetch = kept.prefetch
         readPrefetch.set(3, kept.poll.map { Prefetch.address(of: $0) }, bytes: ParkedPoll.prefetchBytes)
     }
 }

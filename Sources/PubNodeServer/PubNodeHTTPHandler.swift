@@ -21,10 +21,11 @@ final class PubNodeHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// What a wake or a read of this connection will touch, asked for ahead (`Prefetch`): NIO's
     /// context, channel and pipeline objects, then the handler itself (set once it is added).
-    /// First, in the line a call into the handler reads anyway.
+    /// First, among the bytes a call into the handler reads anyway.
     var connectionPrefetch = PrefetchList()
     /// What a repeated poll reads of the kept subscribe (`RepeatedSubscribe`), asked for as its
     /// bytes arrive, before they are parsed (`prefetchForRead()`); refreshed as a poll parks.
+    /// (The two lists are 80 bytes of each connection.)
     var readPrefetch = PrefetchList()
     let router: Router
     /// What the handler reads of the node's limits.

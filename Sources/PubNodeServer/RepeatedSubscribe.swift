@@ -37,8 +37,8 @@ final class RepeatedSubscribe {
     /// the connection's handler, which lets go of it when the connection goes.
     var poll: ParkedPoll?
     /// Where this kept subscribe's objects are, for a prefetch as the next poll's bytes arrive
-    /// (`PubNodeHTTPHandler.noteRepeatedReads()`): measured once, at its first park.
-    var prefetch: PrefetchList?
+    /// (`PubNodeHTTPHandler.noteRepeatedReads()`): measured once, at its first park (empty before).
+    var prefetch = PrefetchList()
 
     /// Keeps `prepared`, decoded from `target`, when the target qualifies; nil otherwise.
     init?(target: String, prepared: PreparedSubscribe) {

@@ -2,6 +2,7 @@
 #define CPUBNODE_PREFETCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #if defined(__APPLE__)
 #include <malloc/malloc.h>
 #else
@@ -11,11 +12,11 @@
 /// Asks the processor to bring the cache lines of `bytes` bytes from `address` toward its caches
 /// without waiting for them. A hint: it never faults, whatever the address (even a freed or
 /// unmapped one), and changes nothing but timing. Inlined where Swift calls it.
+/// The arithmetic is on integers: the range may run past the object, or the object be gone.
 static inline __attribute__((always_inline)) void pubnode_prefetch(const void *address, size_t bytes) {
-    const char *line = (const char *)((size_t)address & ~(size_t)63);
-    const char *end = (const char *)address + bytes;
-    for (; line < end; line += 64) {
-        __builtin_prefetch(line, 0, 3);
+    uintptr_t start = (uintptr_t)address;
+    for (uintptr_t line = start & ~(uintptr_t)63; line < start + bytes; line += 64) {
+        __builtin_prefetch((const void *)line, 0, 3);
     }
 }
 
