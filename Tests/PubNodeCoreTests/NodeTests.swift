@@ -182,6 +182,20 @@ final class NodeTests: NodeTestCase {
         XCTAssertEqual(PublishRequest.urlEncodedLength([UInt8]()), 0)
     }
 
+    func testURLEncodedLengthCountsEveryByteTheSameWayInPlaceAndOtherwise() {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let expected = unreserved.contains(byte) ? 1 : 3
+            XCTAssertEqual(PublishRequest.urlEncodedLength([byte]), expected, "byte \(byte) in place")
+            // A sequence that is not contiguous is counted byte by byte.
+            XCTAssertEqual(PublishRequest.urlEncodedLength([byte].lazy.map { $0 }), expected, "byte \(byte) one by one")
+        }
+        let channel = "room-" + String(repeating: "é", count: 20) + " /"
+        let expected = 5 + 40 * 3 + 3 + 3
+        XCTAssertEqual(PublishRequest.urlEncodedLength(channel.utf8), expected, "a native string's bytes")
+        XCTAssertEqual(PublishRequest.urlEncodedLength(Array(channel.utf8).lazy.map { $0 }), expected)
+    }
+
     func testSignalSizeLimit() throws {
         let node = node()  // maxSignalBytes = 30
         let atLimit = "\"" + String(repeating: "s", count: 28) + "\""

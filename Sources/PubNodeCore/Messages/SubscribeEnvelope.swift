@@ -19,7 +19,11 @@ public enum SubscribeEnvelope {
     /// Renders the envelope of `draft` accepted at `timetoken` on `subscribeKey`.
     public static func open(_ draft: PublishDraft, timetoken: Timetoken, subscribeKey: String, region: Int) -> Opened {
         var out: [UInt8] = []
-        out.reserveCapacity(draft.payload.count + (draft.meta?.count ?? 0) + draft.channel.utf8.count + 128)
+        // Everything variable, and 128 for the rest (names, punctuation, timetoken, region): one
+        // allocation, never grown.
+        out.reserveCapacity(draft.payload.count + (draft.meta?.count ?? 0) + draft.channel.utf8.count
+            + subscribeKey.utf8.count + (draft.publisher?.utf8.count ?? 0) + (draft.customMessageType?.utf8.count ?? 0)
+            + 128)
         append(#"{"a":"0","f":0,"#, to: &out)
         if let publisher = draft.publisher {
             append(#""i":"#, to: &out)

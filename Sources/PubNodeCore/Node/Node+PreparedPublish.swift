@@ -1,16 +1,34 @@
+import Synchronization
+
 /// A publish request with everything but its message validated (`Node.prepare(_:)`): what a
 /// transport keeps for a connection whose publishes repeat the same keys, channel and parameters
 /// with a new message each time. It holds what each publish is authorized as, not a decision:
-/// `Node.begin(_:payload:)` looks up the keyset and authorizes every publish.
+/// `Node.begin(_:payload:)` authorizes every publish. The keyset its publish key was accepted on
+/// is kept while the registry serves it (`ServedKeyset.isServed`), as a long-poll keeps its
+/// keyset: looked up by name only when there is none, or it was removed or replaced since.
 ///
-/// A class, immutable: a transport passes it for each publish at the cost of one retain, where a
-/// value would retain every string it holds.
+/// A class, immutable but for that keyset: a transport passes it for each publish at the cost of
+/// one retain, where a value would retain every string it holds.
 public final class PreparedPublish: Sendable {
     /// The request as decoded; its own payload is not used (each publish gives one).
     public let request: PublishRequest
     /// What each publish is authorized as (write access to the channel): built once, since it
     /// depends on the request alone.
     let access: AccessRequest
+    /// The keyset the request's publish key was last accepted on (`Node.publishingKeyset(_:)`).
+    /// Behind a lock, though a connection's publishes come one at a time: the type is `Sendable`.
+    private let acceptedKeyset = Mutex<ServedKeyset?>(nil)
+
+    /// The keyset kept by the last publish, while the registry still serves it.
+    var servedKeyset: ServedKeyset? {
+        guard let keyset = acceptedKeyset.withLock({ $0 }), keyset.isServed else { return nil }
+        return keyset
+    }
+
+    /// Keeps `keyset`, where the request's publish key was accepted.
+    func keep(_ keyset: ServedKeyset) {
+        acceptedKeyset.withLock { $0 = keyset }
+    }
 
     init(request: PublishRequest, access: AccessRequest) {
         self.request = request
@@ -32,13 +50,28 @@ extension Node {
 
     /// What `begin(_:)` does for `prepared`'s request carrying `payload`, with the same answers
     /// and in the same order (the prepared checks passed, so only the message's are left): the
-    /// keyset is looked up, the publish key checked and the publish authorized every time.
+    /// publish is authorized every time, on the keyset its key was accepted on while that is
+    /// served (`publishingKeyset(_:)`).
     public func begin(_ prepared: PreparedPublish, payload: [UInt8]) throws(PubNodeError) -> PublishStep {
-        let keyset = try publishingKeyset(prepared.request, access: prepared.access)
+        let keyset = try publishingKeyset(prepared)
         guard validator.isValidUTF8JSON(payload) else { throw .invalidJSON }
         // Read in place with the new payload beside it: copying the request would retain every string.
         try validateSize(prepared.request, payload: payload)
         return hooked(prepared.request, payload: payload, keyset: keyset)
+    }
+
+    /// `publishingKeyset(_:access:)` for a prepared publish: a keyset it kept, while served, is
+    /// authorized on again without a lookup by name or the publish key's check (a keyset's keys
+    /// never change: one created again under its subscribe key is another object, and the one
+    /// kept is no longer served).
+    func publishingKeyset(_ prepared: PreparedPublish) throws(PubNodeError) -> ServedKeyset {
+        if let kept = prepared.servedKeyset {
+            try authorize(prepared.access, on: kept)
+            return kept
+        }
+        let keyset = try publishingKeyset(prepared.request, access: prepared.access)
+        prepared.keep(keyset)
+        return keyset
     }
 
     /// What a publish, signal or fire is authorized as: write access to its channel.

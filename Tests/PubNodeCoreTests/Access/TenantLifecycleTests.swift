@@ -81,6 +81,47 @@ final class TenantLifecycleTests: XCTestCase {
         _ = try await node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "t"), credential: admin))
         XCTAssertNil(node.registry.keyset("t"))
     }
+
+    /// A connection's repeated publish keeps the keyset its key was accepted on only while that
+    /// keyset is served: once it is deleted the key is looked up again, and a keyset created under
+    /// the same subscribe key with another publish key refuses it; one with the same key takes
+    /// the publish into its own buffer.
+    func testARepeatedPublishLeavesADeletedKeysetForItsSuccessor() async throws {
+        let node = Node(adminToken: admin)
+        let spec = KeysetSpec(publishKey: "p", subscribeKey: "t", accessManager: false)
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .create(spec), credential: admin))
+        let prepared = try node.prepare(PublishRequest(publishKey: "p", subscribeKey: "t", channel: "c",
+                                                       payload: Array("0".utf8)))
+        func publish(_ text: String) throws(PubNodeError) {
+            guard case .done = try node.begin(prepared, payload: Array(text.utf8)) else {
+                return XCTFail("expected the publish accepted at once")
+            }
+        }
+        try publish("1")
+        let first = try XCTUnwrap(node.registry.keyset("t"))
+        try publish("2")
+        func payloads() -> [String] {
+            (node.broker.keyset("t")?.read(Subscription(channels: ["c"]), after: .zero).deliveries ?? [])
+                .map { String(decoding: $0.message.payload, as: UTF8.self) }
+        }
+        XCTAssertEqual(payloads(), ["1", "2"], "both on the keyset served")
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "t"), credential: admin))
+        XCTAssertThrowsError(try publish("3")) { XCTAssertEqual($0 as? PubNodeError, .invalidKey) }
+        let other = KeysetSpec(publishKey: "q", subscribeKey: "t", accessManager: false)
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .create(other), credential: admin))
+        XCTAssertThrowsError(try publish("4"), "the successor has another publish key") {
+            XCTAssertEqual($0 as? PubNodeError, .invalidKey)
+        }
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "t"), credential: admin))
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .create(spec), credential: admin))
+        try publish("5")
+        let successor = try XCTUnwrap(node.registry.keyset("t"))
+        XCTAssertFalse(successor === first)
+        XCTAssertEqual(payloads(), ["5"], "only what was published once it was served")
+        // A disabled keyset refuses a kept publish as it refuses any.
+        _ = try await node.administerKeysets(KeysetAdminRequest(action: .disable(subscribeKey: "t", true), credential: admin))
+        XCTAssertThrowsError(try publish("6")) { XCTAssertEqual($0 as? PubNodeError, .accessRefused("Keyset is disabled")) }
+    }
 }
 
 /// A history store whose keyset purge fails while `refuse` is set.
