@@ -7,9 +7,10 @@ import PubNodeCore
 /// and query come back each time. When a new target is the kept one with another message segment,
 /// the kept `PreparedPublish` is used with the new message instead of decoding the keys, channel
 /// and query again and validating the names (which depend on the request and constant rules
-/// alone). The rest still runs per publish: `Node.begin(_:payload:)` looks up the keyset, checks
-/// the publish key, authorizes (a revoked token is refused on the next publish), validates the
-/// message and its size, and looks for before hooks.
+/// alone). The rest still runs per publish: `Node.begin(_:payload:)` authorizes (a revoked token
+/// is refused on the next publish) on the keyset the publish key was accepted on while that is
+/// served (else it looks the keyset up and checks the key again), validates the message and its
+/// size, and looks for before hooks.
 ///
 /// Only targets `PublishTarget` reads are kept (so never a signed one), and a new target is read
 /// this way only when `PublishTarget` would read it the same: its message segment holds no `/`

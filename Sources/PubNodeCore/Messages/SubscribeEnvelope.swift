@@ -20,7 +20,7 @@ public enum SubscribeEnvelope {
     public static func open(_ draft: PublishDraft, timetoken: Timetoken, subscribeKey: String, region: Int) -> Opened {
         var out: [UInt8] = []
         // Everything variable, and 128 for the rest (names, punctuation, timetoken, region): one
-        // allocation, never grown.
+        // allocation, grown only when the names need much escaping.
         out.reserveCapacity(draft.payload.count + (draft.meta?.count ?? 0) + draft.channel.utf8.count
             + subscribeKey.utf8.count + (draft.publisher?.utf8.count ?? 0) + (draft.customMessageType?.utf8.count ?? 0)
             + 128)

@@ -19,10 +19,17 @@ public final class PreparedPublish: Sendable {
     /// Behind a lock, though a connection's publishes come one at a time: the type is `Sendable`.
     private let acceptedKeyset = Mutex<ServedKeyset?>(nil)
 
-    /// The keyset kept by the last publish, while the registry still serves it.
+    /// The keyset kept by the last publish, while the registry still serves it; one found
+    /// withdrawn is let go of (its hub, limiters and secret), not held for the connection's life.
     var servedKeyset: ServedKeyset? {
-        guard let keyset = acceptedKeyset.withLock({ $0 }), keyset.isServed else { return nil }
-        return keyset
+        acceptedKeyset.withLock { kept in
+            guard let keyset = kept else { return nil }
+            guard keyset.isServed else {
+                kept = nil
+                return nil
+            }
+            return keyset
+        }
     }
 
     /// Keeps `keyset`, where the request's publish key was accepted.

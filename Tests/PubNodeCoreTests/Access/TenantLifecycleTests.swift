@@ -122,6 +122,29 @@ final class TenantLifecycleTests: XCTestCase {
         _ = try await node.administerKeysets(KeysetAdminRequest(action: .disable(subscribeKey: "t", true), credential: admin))
         XCTAssertThrowsError(try publish("6")) { XCTAssertEqual($0 as? PubNodeError, .accessRefused("Keyset is disabled")) }
     }
+
+    /// A keyset another node changed (its publish key here) is replaced at this node's reconcile
+    /// by a new object, the old one withdrawn but not disabled: a repeated publish that kept the
+    /// old keyset looks the key up again and is refused with its old publish key.
+    func testARepeatedPublishKeepsNoKeysetAReconcileReplaced() async throws {
+        let store = MemoryAccessStore()
+        let node = Node(adminToken: admin, accessStore: store)
+        try store.save(StoredKeyset(keyset: Keyset(publishKey: "p", subscribeKey: "t", accessManager: false)))
+        let added = try await node.reconcileAccess()
+        XCTAssertEqual(added.added, ["t"])
+        let prepared = try node.prepare(PublishRequest(publishKey: "p", subscribeKey: "t", channel: "c",
+                                                       payload: Array("0".utf8)))
+        guard case .done = try node.begin(prepared, payload: Array("1".utf8)) else { return XCTFail("expected accepted") }
+        let first = try XCTUnwrap(node.registry.keyset("t"))
+        try store.save(StoredKeyset(keyset: Keyset(publishKey: "q", subscribeKey: "t", accessManager: false)))
+        let updated = try await node.reconcileAccess()
+        XCTAssertEqual(updated.updated, ["t"])
+        XCTAssertFalse(first.isServed)
+        XCTAssertFalse(first.isDisabled, "withdrawn, not disabled: only the served check refuses it")
+        XCTAssertThrowsError(try node.begin(prepared, payload: Array("2".utf8))) {
+            XCTAssertEqual($0 as? PubNodeError, .invalidKey)
+        }
+    }
 }
 
 /// A history store whose keyset purge fails while `refuse` is set.
