@@ -58,6 +58,7 @@ let package = Package(
             name: "PubNodeServer",
             dependencies: [
                 "PubNodeCore",
+                "PubNodeAccessWire",
                 "CZlib",
                 "CPubNodePrefetch",
                 .product(name: "NIOCore", package: "swift-nio"),

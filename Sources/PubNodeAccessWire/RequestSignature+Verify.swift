@@ -94,7 +94,7 @@ extension RequestSignature {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), bytes.endIndex - index >= 3,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+               let high = bytes[index + 1].hexDigitValue, let low = bytes[index + 2].hexDigitValue {
                 out.append(high << 4 | low)
                 index += 3
             } else {
@@ -103,15 +103,6 @@ extension RequestSignature {
             }
         }
         return out
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Parses 1–19 ASCII digits as unix seconds.

@@ -1,4 +1,5 @@
 import NIOCore
+import PubNodeAccessWire
 
 /// The chunked transfer coding (RFC 9112 section 7.1): chunk-size lines, and the trailer section
 /// after the last chunk. A chunk's data is taken by `step()` like a `Content-Length` body.

@@ -237,15 +237,4 @@ extension UInt8 {
     static let cr = UInt8(ascii: "\r")
     static let space = UInt8(ascii: " ")
     static let tab = UInt8(ascii: "\t")
-
-    /// The value of this byte as a hexadecimal digit (either case), nil for any other byte: read
-    /// by chunk sizes and percent escapes alike.
-    var hexDigitValue: UInt8? {
-        switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }

@@ -1,3 +1,5 @@
+import PubNodeAccessWire
+
 /// Percent-decoding of request-target components (RFC 3986), over the target's bytes.
 enum PercentDecoding {
     /// Decodes `%XX` escapes in `bytes` (a slice of a valid UTF-8 target, cut at ASCII delimiters);
