@@ -20,7 +20,7 @@ enum Prefetch {
     /// Asks for the lines of `object`, `bytes` long from its start, without retaining it.
     @inline(__always)
     static func object<Object: AnyObject>(_ object: Object, bytes: Int) {
-        pubnode_prefetch(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()), bytes)
+        pubnode_prefetch(address(of: object), bytes)
     }
 
     /// Asks for `bytes` bytes from `address`, when there is one.
@@ -46,7 +46,7 @@ enum Prefetch {
     /// answer is undefined. The callers pass connection objects that outlive the call: the
     /// handler, NIO's context, channel and pipeline, the kept subscribe and its prepared request.
     static func heapBytes<Object: AnyObject>(of object: Object) -> Int {
-        min(Int(pubnode_heap_bytes(Unmanaged.passUnretained(object).toOpaque())), maxBytes)
+        min(Int(pubnode_heap_bytes(address(of: object))), maxBytes)
     }
 }
 
