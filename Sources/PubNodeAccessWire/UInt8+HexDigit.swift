@@ -1,7 +1,9 @@
 extension UInt8 {
     /// The value of this byte as a hexadecimal digit (either case), nil for any other byte: read
     /// by percent escapes (a signature's canonical query, a request target) and chunk sizes alike.
-    /// Package-wide, not public: it is no part of the wire formats' API.
+    /// Package-wide, not public: it is no part of the wire formats' API. Inlinable, so that the
+    /// request parser's and a publish's decoding loops keep it inline across the module boundary.
+    @inlinable
     package var hexDigitValue: UInt8? {
         switch self {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
