@@ -26,11 +26,17 @@ public struct Timetoken: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// witness tables.
     ///
     /// Up to 19 digits cannot overflow (10¹⁹ − 1 < 2⁶⁴), so a timetoken's 17 are read without
-    /// the overflow checks only a 20th digit needs.
+    /// the overflow checks only a 20th digit needs, and from contiguous bytes eight at a time
+    /// (`DecimalDigits.value(of:)`).
     @inlinable
     public init?<Digits: Collection<UInt8>>(decimalDigits digits: Digits) {
         let count = digits.count
         guard count > 0, count <= 20 else { return nil }
+        if count < 20, let read = digits.withContiguousStorageIfAvailable({ DecimalDigits.value(of: UnsafeRawBufferPointer($0)) }) {
+            guard let read else { return nil }
+            self.rawValue = read
+            return
+        }
         var value: UInt64 = 0
         if count < 20 {
             for digit in digits {

@@ -45,4 +45,38 @@ final class TimetokenTests: XCTestCase {
         XCTAssertEqual(Timetoken(rawValue: 5), Timetoken(5))
         XCTAssertEqual([Timetoken(3), Timetoken(1), Timetoken(2)].sorted(), [Timetoken(1), Timetoken(2), Timetoken(3)])
     }
+
+    /// Parsing from contiguous bytes (eight digits a word) agrees with the standard library's for
+    /// every length up to 20 digits, from both contiguous and non-contiguous collections.
+    func testParsingContiguousDigitsAgreesWithTheStandardLibrary() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 1...20 {
+            for _ in 0..<200 {
+                var text = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+                if length == 20, Bool.random(using: &generator) { text = "1" + text.dropFirst() }
+                let expected = UInt64(text).map(Timetoken.init(rawValue:))
+                XCTAssertEqual(Timetoken(decimalDigits: Array(text.utf8)), expected, text)
+                XCTAssertEqual(Timetoken(decimalDigits: text.utf8.lazy.map { $0 }), expected, text)
+            }
+        }
+        for value: UInt64 in [0, 1, 9, 10, 99_999_999, 100_000_000, 12_345_678_901_234_567, 9_999_999_999_999_999_999] {
+            XCTAssertEqual(Timetoken(decimalDigits: Array(String(value).utf8)), Timetoken(value))
+        }
+    }
+
+    /// A byte that is not a digit, anywhere in a cursor's digits, refuses the whole: the bytes on
+    /// either side of the digits' range and those whose addition carries into the next byte.
+    func testParsingContiguousDigitsRejectsEveryOtherByteAtEveryPlace() {
+        let digits = Array("12345678901234567890".utf8)
+        let others: [UInt8] = [0x00, 0x20, 0x2F, 0x3A, 0x3F, 0x40, 0x69, 0x7F, 0x80, 0xB0, 0xB9, 0xF0, 0xF9, 0xFA, 0xFF]
+        for length in 1...20 {
+            for place in 0..<length {
+                for other in others {
+                    var bytes = Array(digits[..<length])
+                    bytes[place] = other
+                    XCTAssertNil(Timetoken(decimalDigits: bytes), "\(bytes) at \(place)")
+                }
+            }
+        }
+    }
 }
