@@ -16,61 +16,59 @@ public enum SubscribeEnvelope {
         public var meta: Range<Int>?
     }
 
-    /// Renders the envelope of `draft` accepted at `timetoken` on `subscribeKey`.
+    /// Renders the envelope of `draft` accepted at `timetoken` on `subscribeKey`: written into
+    /// scratch storage sized for the most it can take (`EnvelopeWriter`), then copied into an
+    /// array of exactly its bytes (one allocation of a type the compiler knows, and one copy).
     public static func open(_ draft: PublishDraft, timetoken: Timetoken, subscribeKey: String, region: Int) -> Opened {
-        var out: [UInt8] = []
-        // Everything variable, and 128 for the rest (names, punctuation, timetoken, region): one
-        // allocation, grown only when the names need much escaping.
-        out.reserveCapacity(draft.payload.count + (draft.meta?.count ?? 0) + draft.channel.utf8.count
-            + subscribeKey.utf8.count + (draft.publisher?.utf8.count ?? 0) + (draft.customMessageType?.utf8.count ?? 0)
-            + 128)
-        append(#"{"a":"0","f":0,"#, to: &out)
-        if let publisher = draft.publisher {
-            append(#""i":"#, to: &out)
-            JSONText.appendString(publisher, to: &out)
-            out.append(UInt8(ascii: ","))
+        let publisherBound = draft.publisher.map { size(#""i":"#) + EnvelopeWriter.bound(quoted: $0) + 1 } ?? 0
+        let metaBound = draft.meta.map { size(#","u":"#) + $0.count } ?? 0
+        let typeBound = draft.customMessageType.map { size(#","cmt":"#) + EnvelopeWriter.bound(quoted: $0) } ?? 0
+        let fixedBound = size(#"{"a":"0","f":0,"#) + size(#""p":{"t":""#) + 20 + size(#"","r":"#) + 21
+            + size(#"},"k":"#) + size(#","c":"#) + size(#","d":"#) + size(#","e":"#) + 3
+        let bound = fixedBound + publisherBound + EnvelopeWriter.bound(quoted: subscribeKey)
+            + EnvelopeWriter.bound(quoted: draft.channel) + draft.payload.count + metaBound + typeBound
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            var out = EnvelopeWriter(scratch)
+            out.write(#"{"a":"0","f":0,"#)
+            if let publisher = draft.publisher {
+                out.write(#""i":"#)
+                out.write(quoted: publisher)
+                out.write(byte: UInt8(ascii: ","))
+            }
+            out.write(#""p":{"t":""#)
+            out.write(decimal: timetoken.rawValue)
+            out.write(#"","r":"#)
+            if region < 0 { out.write(byte: UInt8(ascii: "-")) }
+            out.write(decimal: UInt64(region.magnitude))
+            out.write(#"},"k":"#)
+            out.write(quoted: subscribeKey)
+            out.write(#","c":"#)
+            out.write(quoted: draft.channel)
+            out.write(#","d":"#)
+            let payloadStart = out.count
+            out.write(draft.payload)
+            let payload = payloadStart..<out.count
+            var meta: Range<Int>?
+            if let bytes = draft.meta {
+                out.write(#","u":"#)
+                let metaStart = out.count
+                out.write(bytes)
+                meta = metaStart..<out.count
+            }
+            if let code = draft.kind.envelopeCode {
+                out.write(#","e":"#)
+                out.write(decimal: UInt64(code))
+            }
+            if let type = draft.customMessageType {
+                out.write(#","cmt":"#)
+                out.write(quoted: type)
+            }
+            return Opened(bytes: Array(UnsafeBufferPointer(rebasing: scratch[..<out.count])), payload: payload, meta: meta)
         }
-        append(#""p":{"t":""#, to: &out)
-        timetoken.withDecimalDigits { out.append(contentsOf: $0) }
-        append(#"","r":"#, to: &out)
-        appendDecimal(region, to: &out)
-        append(#"},"k":"#, to: &out)
-        JSONText.appendString(subscribeKey, to: &out)
-        append(#","c":"#, to: &out)
-        JSONText.appendString(draft.channel, to: &out)
-        append(#","d":"#, to: &out)
-        let payloadStart = out.count
-        out.append(contentsOf: draft.payload)
-        let payload = payloadStart..<out.count
-        var meta: Range<Int>?
-        if let bytes = draft.meta {
-            append(#","u":"#, to: &out)
-            let metaStart = out.count
-            out.append(contentsOf: bytes)
-            meta = metaStart..<out.count
-        }
-        if let code = draft.kind.envelopeCode {
-            append(#","e":"#, to: &out)
-            appendDecimal(Int(code), to: &out)
-        }
-        if let type = draft.customMessageType {
-            append(#","cmt":"#, to: &out)
-            JSONText.appendString(type, to: &out)
-        }
-        return Opened(bytes: out, payload: payload, meta: meta)
     }
 
-    /// Appends a literal's bytes in one copy (a `String` literal's UTF-8 view would go through
-    /// the generic sequence append, byte by byte).
-    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
-        literal.withUTF8Buffer { out.append(contentsOf: $0) }
-    }
-
-    /// Appends `value`'s decimal digits without building a string.
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        DecimalDigits.with(UInt64(value.magnitude)) { out.append(contentsOf: $0) }
-    }
+    /// A literal's length in bytes.
+    private static func size(_ literal: StaticString) -> Int { literal.utf8CodeUnitCount }
 
     /// Bytes a response for `deliveries` needs, to reserve the buffer once.
     @inlinable

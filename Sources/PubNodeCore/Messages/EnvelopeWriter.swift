@@ -1,0 +1,127 @@
+/// Writes an envelope's bytes into scratch storage sized for the most they can take
+/// (`SubscribeEnvelope.open`): the parts are plain copies, with none of an array's per-append
+/// uniqueness and capacity checks, and the result is copied out once.
+///
+/// Invariant: every write stays within the storage given; a write past its end stops the process
+/// (`precondition`) rather than writing out of bounds, so a bound too small is a crash, never a
+/// corruption.
+struct EnvelopeWriter {
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+    /// How many bytes are written.
+    private(set) var count = 0
+
+    /// A writer at the start of `storage`.
+    init(_ storage: UnsafeMutableBufferPointer<UInt8>) {
+        self.storage = storage
+    }
+
+    /// Room for `bytes` more bytes, checked.
+    private func reserve(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(bytes <= storage.count - count, "envelope writer past its storage")
+        return storage.baseAddress! + count
+    }
+
+    /// Writes `bytes`.
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        UnsafeMutableRawPointer(reserve(bytes.count)).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Writes a literal's bytes.
+    mutating func write(_ literal: StaticString) {
+        write(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Writes `bytes`.
+    mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes one byte.
+    mutating func write(byte: UInt8) {
+        reserve(1).pointee = byte
+        count += 1
+    }
+
+    /// The two-digit numbers 00–99, two bytes each.
+    private static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// Writes `value`'s decimal digits (at most 20), two at a time from the last.
+    mutating func write(decimal value: UInt64) {
+        var digits = 1
+        var rest = value
+        while rest >= 100 {
+            rest /= 100
+            digits += 2
+        }
+        if rest >= 10 { digits += 1 }
+        let start = reserve(digits)
+        let pairs = Self.pairs.utf8Start
+        var end = digits
+        rest = value
+        while rest >= 10 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            start[end - 1] = pairs[pair + 1]
+            start[end - 2] = pairs[pair]
+            end -= 2
+        }
+        if end == 1 { start[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+        count += digits
+    }
+
+    /// Writes `value` as a quoted JSON string, escaped as `JSONText.appendString(_:to:)` escapes
+    /// it: at most `bound(quoted:)` bytes.
+    mutating func write(quoted value: String) {
+        Self.withBytes(of: value) { bytes in
+            write(byte: UInt8(ascii: "\""))
+            if bytes.contains(where: Self.needsEscape) {
+                for byte in bytes { writeEscaped(byte) }
+            } else {
+                write(UnsafeRawBufferPointer(bytes))
+            }
+            write(byte: UInt8(ascii: "\""))
+        }
+    }
+
+    /// Calls `body` with `value`'s UTF-8 bytes: in place when they are contiguous (a native
+    /// string's are), from a copy otherwise.
+    private static func withBytes<R>(of value: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = value.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(value.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// Whether `byte` is written escaped inside a JSON string.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Writes one byte of a JSON string's content, escaped when it must be.
+    private mutating func writeEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            write(byte: UInt8(ascii: "\\"))
+            write(byte: byte)
+        case 0x0A: write("\\n")
+        case 0x0D: write("\\r")
+        case 0x09: write("\\t")
+        case 0..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            write("\\u00")
+            write(byte: hex.utf8Start[Int(byte >> 4)])
+            write(byte: hex.utf8Start[Int(byte & 0xF)])
+        default: write(byte: byte)
+        }
+    }
+
+    /// The most bytes `write(quoted:)` writes for `value`: its quotes, and six for each byte
+    /// (`\u00XX`).
+    static func bound(quoted value: String) -> Int {
+        value.utf8.count &* 6 &+ 2
+    }
+}
