@@ -8,7 +8,16 @@ import XCTest
 /// only once the channel has let go of them.
 final class ResponseWritingTests: XCTestCase {
     func testTheSentAnswerIsTheSameBytesAsTheSentReply() {
-        let timetoken = Timetoken(17_955_053_747_317_536)
+        for timetoken in [Timetoken(17_955_053_747_317_536), Timetoken(7), Timetoken(179_550_537_473_175_360)] {
+            assertSentAnswerIsTheSentReply(timetoken)
+        }
+        XCTAssertEqual(String(buffer: HTTPReply.sent(Timetoken(17_955_053_747_317_536)).body),
+                       #"[1,"Sent","17955053747317536"]"#)
+    }
+
+    /// `writeSent` (ready bytes for a usual timetoken, parts otherwise) writes what `serialize`
+    /// writes of the same reply, for each version, keep-alive and body.
+    private func assertSentAnswerIsTheSentReply(_ timetoken: Timetoken, line: UInt = #line) {
         for minorVersion in [0, 1] {
             for keepAlive in [true, false] {
                 for includeBody in [true, false] {
@@ -18,11 +27,24 @@ final class ResponseWritingTests: XCTestCase {
                     HTTPResponseWriter.writeSent(timetoken, minorVersion: minorVersion, keepAlive: keepAlive,
                                                  includeBody: includeBody, into: &written)
                     XCTAssertEqual(String(buffer: written), String(buffer: expected),
-                                   "HTTP/1.\(minorVersion), keep-alive \(keepAlive), body \(includeBody)")
+                                   "\(timetoken), HTTP/1.\(minorVersion), keep-alive \(keepAlive), body \(includeBody)",
+                                   line: line)
                 }
             }
         }
-        XCTAssertEqual(String(buffer: HTTPReply.sent(timetoken).body), #"[1,"Sent","17955053747317536"]"#)
+    }
+
+    func testDecimalsAreWrittenInPlaceAsTheirDescription() {
+        var buffer = ByteBuffer(string: "x")
+        for value in [0, 7, 9, 10, 99, 100, 4_096, 1_000_000, Int.max] {
+            buffer.clear()
+            XCTAssertEqual(buffer.writeDecimal(value), String(value).utf8.count)
+            XCTAssertEqual(String(buffer: buffer), String(value))
+        }
+        buffer.clear()
+        buffer.writeStaticString("Content-Length: ")
+        buffer.writeDecimal(31)
+        XCTAssertEqual(String(buffer: buffer), "Content-Length: 31", "appended after what is there")
     }
 
     func testPipelinedAnswersStillQueuedAreNotWrittenOver() throws {
