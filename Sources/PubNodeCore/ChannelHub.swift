@@ -46,10 +46,18 @@ public final class ChannelHub: Sendable {
     /// The timetoken is issued under the channel's lock, so a channel's buffer is always in
     /// timetoken order.
     public func publish(_ draft: PublishDraft) -> PublishOutcome {
+        var kept: ChannelState?
+        return publish(draft, keeping: &kept)
+    }
+
+    /// `publish(_:)` through `kept`, the state of `draft.channel` that a publisher keeps across
+    /// its publishes: while that state lives, the channel is not looked up by name. Otherwise (none
+    /// kept, another channel's, or reclaimed since) it is, and `kept` is set to the state used.
+    public func publish(_ draft: PublishDraft, keeping kept: inout ChannelState?) -> PublishOutcome {
         var waiters: [any Waiter] = []
         var memberOf: Set<String> = []
         var listed: ListedPrefixes?
-        let message = withChannel(draft.channel, listedUnder: &listed) { inner in
+        let message = withChannel(draft.channel, listedUnder: &listed, keeping: &kept) { inner in
             let timetoken = clock.next()
             let now = clock.nowNanoseconds()
             let accepted = PublishedMessage(draft: draft, timetoken: timetoken, subscribeKey: subscribeKey,
@@ -168,6 +176,20 @@ public final class ChannelHub: Sendable {
     /// the prefixes that state is listed under (nil while another thread is still listing it).
     func withChannel<R>(_ name: String, listedUnder listed: inout ListedPrefixes?,
                         _ body: (inout ChannelState.Inner) -> R) -> R {
+        var kept: ChannelState?
+        return withChannel(name, listedUnder: &listed, keeping: &kept, body)
+    }
+
+    /// `withChannel(_:listedUnder:_:)` through `kept`: its state when it is `name`'s and live
+    /// (nothing looked up), otherwise the live state found by name, which `kept` is set to.
+    func withChannel<R>(_ name: String, listedUnder listed: inout ListedPrefixes?, keeping kept: inout ChannelState?,
+                        _ body: (inout ChannelState.Inner) -> R) -> R {
+        if let state = kept, state.name == name, let result = withLive(state, { inner -> R in
+            listed = inner.listedUnder
+            return body(&inner)
+        }) {
+            return result
+        }
         while true {
             let state = channelState(name)
             let result: R? = state.inner.withLock { inner in
@@ -175,7 +197,10 @@ public final class ChannelHub: Sendable {
                 listed = inner.listedUnder
                 return body(&inner)
             }
-            if let result { return result }
+            if let result {
+                kept = state
+                return result
+            }
         }
     }
 

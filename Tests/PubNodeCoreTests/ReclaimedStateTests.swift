@@ -69,4 +69,34 @@ final class ReclaimedStateTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(next.channel).isReclaimed)
         XCTAssertNil(try node.subscribe(prepared, cursor: cursor, presence: &receipt, repeating: next), "and it serves again")
     }
+
+    /// A publisher's kept state is published through while it lives; once reclaimed, the message
+    /// goes to the live channel, whose waiters it wakes and whose readers find it, and the live
+    /// state is what is kept next.
+    func testAPublishThroughAReclaimedKeptStateReachesTheLiveChannel() throws {
+        let (hub, room, reclaimed) = try reclaimedRoom()
+        let waiter = TestWaiter()
+        let cursor = hub.currentTimetoken()
+        XCTAssertFalse(hub.parkUnlessReady(waiter, on: room, after: cursor))
+        var kept: ChannelState? = reclaimed
+        XCTAssertTrue(hub.publish(Fixture.draft("room"), keeping: &kept).waiters.includes(waiter))
+        let live = try XCTUnwrap(hub.state(of: room))
+        XCTAssertTrue(kept === live, "the live state is kept from now on")
+        XCTAssertEqual(hub.collect(room, after: cursor).deliveries.count, 1)
+        XCTAssertEqual(hub.publish(Fixture.draft("room"), keeping: &kept).message.channel, "room")
+        XCTAssertTrue(kept === live)
+        XCTAssertEqual(hub.collect(room, after: cursor).deliveries.count, 2, "published through the kept state")
+    }
+
+    /// A kept state of another channel is not published through: the message goes to its own
+    /// channel, and that channel's state is kept instead.
+    func testAPublishKeepsNoOtherChannelsState() throws {
+        let hub = Fixture.hub()
+        var kept = hub.state(of: Fixture.subscription(["other"]))
+        let cursor = hub.currentTimetoken()
+        _ = hub.publish(Fixture.draft("room"), keeping: &kept)
+        XCTAssertEqual(kept?.name, "room")
+        XCTAssertEqual(hub.collect(Fixture.subscription(["room"]), after: cursor).deliveries.count, 1)
+        XCTAssertEqual(hub.collect(Fixture.subscription(["other"]), after: cursor).deliveries.count, 0)
+    }
 }

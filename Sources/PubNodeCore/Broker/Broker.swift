@@ -31,6 +31,13 @@ public protocol KeysetBroker: Sendable {
     /// subscribers of the channel, its groups and its wildcard patterns.
     func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage
 
+    /// `publish(_:beforeDelivery:)` through `kept`, a state of `draft.channel` that the publisher
+    /// keeps across its publishes to that channel (a connection's repeated publishes): a broker that
+    /// keeps channel states publishes through it while it lives, without looking the channel up,
+    /// and sets it to the state used. A broker keeping none leaves it nil (the default).
+    func publish(_ draft: PublishDraft, keeping kept: inout ChannelState?,
+                 beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage
+
     /// False when timetokens are issued elsewhere (a cluster): messages are then accepted with
     /// `submit`, and `publish` must not be called.
     var acceptsSynchronously: Bool { get }
@@ -102,6 +109,13 @@ public protocol KeysetBroker: Sendable {
 }
 
 extension KeysetBroker {
+    /// Publishes without a kept state (`publish(_:beforeDelivery:)`), leaving `kept` nil.
+    public func publish(_ draft: PublishDraft, keeping kept: inout ChannelState?,
+                        beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
+        kept = nil
+        return publish(draft, beforeDelivery: beforeDelivery)
+    }
+
     /// Accepts a message with nothing to do before its delivery.
     public func publish(_ draft: PublishDraft) -> PublishedMessage {
         publish(draft, beforeDelivery: { _ in })

@@ -31,7 +31,13 @@ struct MemoryKeysetBroker: KeysetBroker {
     var subscribeKey: String { hub.subscribeKey }
 
     func publish(_ draft: PublishDraft, beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
-        let outcome = hub.publish(draft)
+        var kept: ChannelState?
+        return publish(draft, keeping: &kept, beforeDelivery: beforeDelivery)
+    }
+
+    func publish(_ draft: PublishDraft, keeping kept: inout ChannelState?,
+                 beforeDelivery: (PublishedMessage) -> Void) -> PublishedMessage {
+        let outcome = hub.publish(draft, keeping: &kept)
         beforeDelivery(outcome.message)
         outcome.waiters.wakeAll()
         return outcome.message

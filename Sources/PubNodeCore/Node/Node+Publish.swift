@@ -62,7 +62,9 @@ extension Node {
 
     /// A validated and authorized request carrying `payload` (its own, or a prepared request's new
     /// one): accepted at once, or returned for its before hooks. The request is read in place.
-    func hooked(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset) -> PublishStep {
+    /// `channel`: a prepared publish's channel state (see `accept`).
+    func hooked(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset,
+                channel: PublishChannel? = nil) -> PublishStep {
         let before = hooks.isEmpty ? [] : hooks.beforeHooks(for: request.kind, subscribeKey: request.subscribeKey,
                                                              channel: request.channel)
         guard before.isEmpty else {
@@ -70,7 +72,7 @@ extension Node {
             pending.payload = payload
             return .awaitingHooks(PendingPublish(request: pending, hooks: before, keyset: keyset))
         }
-        return accept(request, payload: payload, keyset: keyset)
+        return accept(request, payload: payload, keyset: keyset, channel: channel)
     }
 
     /// Runs a pending publish's before hooks, then accepts what they left (validated again) or
@@ -113,8 +115,11 @@ extension Node {
     }
 
     /// Buffers (or, for a fire, only hands to the hooks) a validated request: at once (`done`), or,
-    /// with a clustered broker, once the cluster has given it its timetoken (`accepting`).
-    func accept(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset) -> PublishStep {
+    /// with a clustered broker, once the cluster has given it its timetoken (`accepting`). With
+    /// `channel`, a prepared publish's, the broker publishes through the channel state kept with
+    /// `keyset`, and a state it used instead is kept for the next.
+    func accept(_ request: PublishRequest, payload: [UInt8], keyset: ServedKeyset,
+                channel: PublishChannel? = nil) -> PublishStep {
         keyset.counters.accepted(request.kind, fire: request.isFire)
         let action = Self.action(request)
         if request.isFire {
@@ -142,9 +147,11 @@ extension Node {
         var commit: PendingCommit?
         // The draft is built where it is handed on: a draft bound to a name the escaping closure
         // above also captures was copied whole (every string and array retained) on this path.
-        let message = keyset.broker.publish(Self.draft(request, payload: payload)) { message in
+        var state = channel?.state
+        let message = keyset.broker.publish(Self.draft(request, payload: payload), keeping: &state) { message in
             commit = history?.record(message, subscribeKey: request.subscribeKey)
         }
+        if let channel, state !== channel.state { channel.prepared.keep(state, of: keyset) }
         hooks.accepted(message, action: action, subscribeKey: request.subscribeKey)
         return .done(PublishResult(timetoken: message.timetoken, message: message, commit: commit))
     }

@@ -1,4 +1,4 @@
-import PubNodeCore
+@testable import PubNodeCore
 import PubNodeTestSupport
 import XCTest
 
@@ -105,6 +105,8 @@ final class TenantLifecycleTests: XCTestCase {
                 .map { String(decoding: $0.message.payload, as: UTF8.self) }
         }
         XCTAssertEqual(payloads(), ["1", "2"], "both on the keyset served")
+        XCTAssertTrue(prepared.served?.channel === node.broker.keyset("t")?.channelState(for: Subscription(channels: ["c"])),
+                      "the channel's state is kept with the keyset")
         _ = try await node.administerKeysets(KeysetAdminRequest(action: .delete(subscribeKey: "t"), credential: admin))
         XCTAssertThrowsError(try publish("3")) { XCTAssertEqual($0 as? PubNodeError, .invalidKey) }
         let other = KeysetSpec(publishKey: "q", subscribeKey: "t", accessManager: false)
@@ -118,6 +120,9 @@ final class TenantLifecycleTests: XCTestCase {
         let successor = try XCTUnwrap(node.registry.keyset("t"))
         XCTAssertFalse(successor === first)
         XCTAssertEqual(payloads(), ["5"], "only what was published once it was served")
+        XCTAssertTrue(prepared.served?.keyset === successor)
+        XCTAssertTrue(prepared.served?.channel === node.broker.keyset("t")?.channelState(for: Subscription(channels: ["c"])),
+                      "the successor's channel state, not the first keyset's")
         // A disabled keyset refuses a kept publish as it refuses any.
         _ = try await node.administerKeysets(KeysetAdminRequest(action: .disable(subscribeKey: "t", true), credential: admin))
         XCTAssertThrowsError(try publish("6")) { XCTAssertEqual($0 as? PubNodeError, .accessRefused("Keyset is disabled")) }
