@@ -112,7 +112,7 @@ extension ChannelHub {
             if !found(seen) { inner.waiters.insert(waiter) }
             return seen
         }
-        if let kept {
+        if let kept, owns(kept) {
             assert(kept.name == subscription.singleChannel, "a kept channel state handed back for another subscription")
             if let seen = withLive(kept, { body(&$0, kept.name) }) { return seen }
         }
@@ -140,7 +140,7 @@ extension ChannelHub {
     /// state reclaimed since holds no waiter (`ChannelState.reclaim`), so the channel is then
     /// looked up by name.
     public func cancel(_ waiter: any Waiter, on subscription: Subscription, kept: ChannelState? = nil) {
-        if let kept {
+        if let kept, owns(kept) {
             assert(kept.name == subscription.singleChannel, "a kept channel state handed back for another subscription")
             if withLive(kept, { $0.waiters.remove(waiter) }) != nil { return }
         }

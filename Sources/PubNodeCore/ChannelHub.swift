@@ -20,6 +20,12 @@ public final class ChannelHub: Sendable {
     let prefixes = ShardedMap<String, FanInState>(shardCount: 16)
     /// Who is present on which channel; its events are published on this hub's `-pnpres` channels.
     public let presence: PresenceTracker
+    /// This hub's number among every hub the process created, never reused: what its channel
+    /// states carry (`ChannelState.hubSerial`), so that a state kept by a holder is told apart
+    /// from another hub's, even one at the same address after this one is gone.
+    let serial = ChannelHub.serials.wrappingAdd(1, ordering: .relaxed).newValue
+    /// The last `serial` given.
+    private static let serials = Atomic<UInt64>(0)
 
     /// Creates an empty hub; `presence` defaults to the node-wide settings of `limits`;
     /// `presenceObserver` is told of every per-uuid presence change.
@@ -52,7 +58,8 @@ public final class ChannelHub: Sendable {
 
     /// `publish(_:)` through `kept`, the state of `draft.channel` that a publisher keeps across
     /// its publishes: while that state lives, the channel is not looked up by name. Otherwise (none
-    /// kept, another channel's, or reclaimed since) it is, and `kept` is set to the state used.
+    /// kept, another hub's or channel's, or reclaimed since) it is, and `kept` is set to the state
+    /// used.
     public func publish(_ draft: PublishDraft, keeping kept: inout ChannelState?) -> PublishOutcome {
         var waiters: [any Waiter] = []
         var memberOf: Set<String> = []
@@ -121,7 +128,7 @@ public final class ChannelHub: Sendable {
         var created = false
         let state = channels.getOrCreate(name) {
             created = true
-            return ChannelState(name: name, capacity: limits.bufferSize, now: clock.nowNanoseconds())
+            return ChannelState(name: name, hubSerial: serial, capacity: limits.bufferSize, now: clock.nowNanoseconds())
         }
         if created {
             let listed = NameRules.wildcardPatterns(matching: name).map { pattern in
@@ -184,7 +191,7 @@ public final class ChannelHub: Sendable {
     /// (nothing looked up), otherwise the live state found by name, which `kept` is set to.
     func withChannel<R>(_ name: String, listedUnder listed: inout ListedPrefixes?, keeping kept: inout ChannelState?,
                         _ body: (inout ChannelState.Inner) -> R) -> R {
-        if let state = kept, state.name == name, let result = withLive(state, { inner -> R in
+        if let state = kept, owns(state), state.name == name, let result = withLive(state, { inner -> R in
             listed = inner.listedUnder
             return body(&inner)
         }) {
@@ -203,6 +210,9 @@ public final class ChannelHub: Sendable {
             }
         }
     }
+
+    /// Whether `state` is one of this hub's (a kept state handed back by a holder).
+    func owns(_ state: ChannelState) -> Bool { state.hubSerial == serial }
 
     /// Runs `body` on `state` unless the sweeper has reclaimed it (nil then).
     func withLive<R>(_ state: ChannelState, _ body: (inout ChannelState.Inner) -> R) -> R? {

@@ -27,12 +27,16 @@ public final class ChannelState: Sendable {
     }
 
     let name: String
+    /// The `ChannelHub.serial` of the hub the state belongs to: a state kept by a holder is used
+    /// only by that hub (`ChannelHub.owns(_:)`), never by another keyset's.
+    let hubSerial: UInt64
     let inner: Mutex<Inner>
     /// `Inner.reclaimed`, readable without the lock: set once, under it, by `reclaim(_:)`.
     private let left = Atomic<Bool>(false)
 
-    init(name: String, capacity: Int, now: UInt64) {
+    init(name: String, hubSerial: UInt64, capacity: Int, now: UInt64) {
         self.name = name
+        self.hubSerial = hubSerial
         self.inner = Mutex(Inner(ring: MessageRing(capacity: capacity), lastActivityNanoseconds: now))
     }
 

@@ -1,5 +1,6 @@
-/// Decimal digits of an unsigned integer written as bytes, for the numbers the node renders into
-/// answers (timetokens, regions, event codes) without building a `String` for each.
+/// Decimal digits of an unsigned integer as bytes: written, for the numbers the node renders into
+/// answers (timetokens, regions, event codes) without building a `String` for each, and read, for
+/// the cursors clients send (`Timetoken(decimalDigits:)`).
 @usableFromInline
 enum DecimalDigits {
     /// Calls `body` with `value`'s decimal digits (no sign, no leading zeros; `0` for zero).

@@ -15,25 +15,37 @@ public enum JSONText {
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
-            }
-        }
+        for byte in value.utf8 { escape(byte) { out.append($0) } }
         out.append(UInt8(ascii: "\""))
     }
 
     /// Whether `byte` is written escaped inside a JSON string.
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Calls `emit` with each byte `byte` is written as inside a JSON string: `\"`, `\\`, `\n`,
+    /// `\r`, `\t`, `\u00XX` (lowercase) for the other control bytes, and the byte itself
+    /// otherwise. The one rule for every string the node writes (`EnvelopeWriter` too).
+    static func escape(_ byte: UInt8, _ emit: (UInt8) -> Void) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            emit(UInt8(ascii: "\\"))
+            emit(byte)
+        case 0x0A, 0x0D, 0x09:
+            emit(UInt8(ascii: "\\"))
+            emit(byte == 0x0A ? UInt8(ascii: "n") : byte == 0x0D ? UInt8(ascii: "r") : UInt8(ascii: "t"))
+        case 0..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            emit(UInt8(ascii: "\\"))
+            emit(UInt8(ascii: "u"))
+            emit(UInt8(ascii: "0"))
+            emit(UInt8(ascii: "0"))
+            emit(hex.utf8Start[Int(byte >> 4)])
+            emit(hex.utf8Start[Int(byte & 0xF)])
+        default:
+            emit(byte)
+        }
     }
 
     /// `value` as a quoted, escaped JSON string.

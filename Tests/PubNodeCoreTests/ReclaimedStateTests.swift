@@ -99,4 +99,49 @@ final class ReclaimedStateTests: XCTestCase {
         XCTAssertEqual(hub.collect(Fixture.subscription(["room"]), after: cursor).deliveries.count, 1)
         XCTAssertEqual(hub.collect(Fixture.subscription(["other"]), after: cursor).deliveries.count, 0)
     }
+
+    /// A state of another hub's channel of the same name (another keyset's) is neither published
+    /// through nor parked or cancelled on: each hub uses only states of its own.
+    func testAnotherHubsStateIsNeverUsed() throws {
+        let (one, two) = (Fixture.hub(), Fixture.hub())
+        let room = Fixture.subscription(["room"])
+        let foreign = try XCTUnwrap(one.state(of: room))
+        let cursor = two.currentTimetoken()
+        var kept: ChannelState? = foreign
+        _ = two.publish(Fixture.draft("room"), keeping: &kept)
+        XCTAssertTrue(kept === two.state(of: room), "the hub's own state is kept instead")
+        XCTAssertEqual(one.collect(room, after: cursor).deliveries.count, 0, "nothing reached the other hub")
+        XCTAssertEqual(two.collect(room, after: cursor).deliveries.count, 1)
+        let waiter = TestWaiter()
+        XCTAssertFalse(two.parkUnlessReady(waiter, on: room, after: two.currentTimetoken(), kept: foreign))
+        XCTAssertEqual(one.waiterCount(on: "room"), 0)
+        XCTAssertEqual(two.waiterCount(on: "room"), 1, "parked on the hub's own channel")
+        two.cancel(waiter, on: room, kept: foreign)
+        XCTAssertEqual(two.waiterCount(on: "room"), 0, "and cancelled there")
+    }
+
+    /// A prepared publish lets go of a state the sweeper reclaimed and keeps the live one its next
+    /// publish goes to, where a reader finds the message.
+    func testAPreparedPublishMovesToTheLiveStateAfterASweep() throws {
+        let wall = ManualClock()
+        var limits = Limits()
+        limits.idleChannelSeconds = 60
+        limits.bufferRetentionSeconds = 10
+        let node = Node(limits: limits, clock: TimetokenClock(wall: wall))
+        let prepared = try node.prepare(PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: "room",
+                                                       payload: Array("0".utf8)))
+        guard case .done = try node.begin(prepared, payload: Array("1".utf8)) else { return XCTFail("not accepted") }
+        let first = try XCTUnwrap(prepared.served?.channel)
+        wall.advance(seconds: 61)
+        XCTAssertEqual(node.sweepChannels().reclaimedChannels, 1)
+        let broker = try XCTUnwrap(node.broker.keyset("demo"))
+        XCTAssertNil(prepared.served?.channel, "a reclaimed state is let go of")
+        let cursor = node.time()
+        guard case .done = try node.begin(prepared, payload: Array("2".utf8)) else { return XCTFail("not accepted") }
+        let live = try XCTUnwrap(broker.channelState(for: Fixture.subscription(["room"])))
+        XCTAssertFalse(live === first)
+        XCTAssertTrue(prepared.served?.channel === live)
+        XCTAssertEqual(broker.read(Fixture.subscription(["room"]), after: cursor).deliveries
+            .map { String(decoding: $0.message.payload, as: UTF8.self) }, ["2"])
+    }
 }

@@ -75,6 +75,10 @@ final class TimetokenTests: XCTestCase {
                     var bytes = Array(digits[..<length])
                     bytes[place] = other
                     XCTAssertNil(Timetoken(decimalDigits: bytes), "\(bytes) at \(place)")
+                    let text = String(decoding: [UInt8(ascii: "=")] + bytes + [UInt8(ascii: "&")], as: UTF8.self)
+                    if text.utf8.count == length + 2 {   // the byte stood for itself in UTF-8
+                        XCTAssertNil(Timetoken(parsing: text.dropFirst().dropLast()), "\(text.debugDescription) at \(place)")
+                    }
                 }
             }
         }

@@ -80,7 +80,7 @@ struct EnvelopeWriter {
     mutating func write(quoted value: String) {
         Self.withBytes(of: value) { bytes in
             write(byte: UInt8(ascii: "\""))
-            if bytes.contains(where: Self.needsEscape) {
+            if bytes.contains(where: JSONText.needsEscape) {
                 for byte in bytes { writeEscaped(byte) }
             } else {
                 write(UnsafeRawBufferPointer(bytes))
@@ -96,27 +96,9 @@ struct EnvelopeWriter {
         return Array(value.utf8).withUnsafeBufferPointer(body)
     }
 
-    /// Whether `byte` is written escaped inside a JSON string.
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    }
-
-    /// Writes one byte of a JSON string's content, escaped when it must be.
+    /// Writes one byte of a JSON string's content, escaped when it must be (`JSONText.escape`).
     private mutating func writeEscaped(_ byte: UInt8) {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-            write(byte: UInt8(ascii: "\\"))
-            write(byte: byte)
-        case 0x0A: write("\\n")
-        case 0x0D: write("\\r")
-        case 0x09: write("\\t")
-        case 0..<0x20:
-            let hex: StaticString = "0123456789abcdef"
-            write("\\u00")
-            write(byte: hex.utf8Start[Int(byte >> 4)])
-            write(byte: hex.utf8Start[Int(byte & 0xF)])
-        default: write(byte: byte)
-        }
+        JSONText.escape(byte) { write(byte: $0) }
     }
 
     /// The most bytes `write(quoted:)` writes for `value`: its quotes, and six for each byte

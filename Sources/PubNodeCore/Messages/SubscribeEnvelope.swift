@@ -17,8 +17,9 @@ public enum SubscribeEnvelope {
     }
 
     /// Renders the envelope of `draft` accepted at `timetoken` on `subscribeKey`: written into
-    /// scratch storage sized for the most it can take (`EnvelopeWriter`), then copied into an
-    /// array of exactly its bytes (one allocation of a type the compiler knows, and one copy).
+    /// scratch storage sized for the most it can take (`EnvelopeWriter`; on the stack unless
+    /// that is large), then copied into an array of exactly its bytes (an allocation of a type
+    /// the compiler knows, and one copy).
     public static func open(_ draft: PublishDraft, timetoken: Timetoken, subscribeKey: String, region: Int) -> Opened {
         let publisherBound = draft.publisher.map { size(#""i":"#) + EnvelopeWriter.bound(quoted: $0) + 1 } ?? 0
         let metaBound = draft.meta.map { size(#","u":"#) + $0.count } ?? 0

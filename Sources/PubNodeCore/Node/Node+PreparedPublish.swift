@@ -31,14 +31,19 @@ public final class PreparedPublish: Sendable {
     }
 
     /// The keyset kept by the last publish, while the registry still serves it, and the channel
-    /// state kept with it; one found withdrawn is let go of (its hub, limiters, secret and the
-    /// channel's state), not held for the connection's life.
+    /// state kept with it while the sweeper has not reclaimed it; what is found withdrawn or
+    /// reclaimed is let go of (the keyset's hub, limiters and secret; the state's buffer), not held
+    /// for the connection's life.
     var served: Kept? {
         kept.withLock { kept in
             guard let found = kept else { return nil }
             guard found.keyset.isServed else {
                 kept = nil
                 return nil
+            }
+            if let channel = found.channel, channel.isReclaimed {
+                kept?.channel = nil
+                return Kept(keyset: found.keyset)
             }
             return found
         }
