@@ -71,4 +71,39 @@ final class PreparedPublishTests: XCTestCase {
         }
         XCTAssertEqual(delivered, ["1", "20"])
     }
+
+    /// A prepared publish's message is the one the same request publishes: every field its draft
+    /// carries (meta, publisher, kind, custom type, storage and its TTL) with each new payload.
+    func testEachMessageCarriesTheRequestsFields() throws {
+        let node = Node()
+        let full = PublishRequest(publishKey: "demo", subscribeKey: "demo", channel: "room", payload: Array("0".utf8),
+                                  meta: Array(#"{"m":1}"#.utf8), uuid: "alice", store: true, ttlHours: 5,
+                                  customMessageType: "chat-1")
+        var unstored = full
+        unstored.store = false
+        var signal = full
+        signal.kind = .signal
+        signal.meta = nil
+        for request in [full, unstored, signal] {
+            let prepared = try node.prepare(request)
+            for text in ["1", #"{"n":2}"#] {
+                guard case .done(let repeated) = try node.begin(prepared, payload: Array(text.utf8)) else {
+                    return XCTFail("accepted at once")
+                }
+                var whole = request
+                whole.payload = Array(text.utf8)
+                guard case .done(let direct) = try node.begin(whole) else { return XCTFail("accepted at once") }
+                let (a, b) = (repeated.message, direct.message)
+                XCTAssertEqual(Array(a.payload), Array(text.utf8))
+                XCTAssertEqual(a.channel, b.channel)
+                XCTAssertEqual(a.meta.map(Array.init), b.meta.map(Array.init))
+                XCTAssertEqual(a.publisher, b.publisher)
+                XCTAssertEqual(a.kind, b.kind)
+                XCTAssertEqual(a.customMessageType, b.customMessageType)
+                XCTAssertEqual(a.store, b.store)
+                XCTAssertEqual(a.ttlHours, b.ttlHours)
+                XCTAssertEqual(a.envelope.count, b.envelope.count, "the same envelope but for its timetoken")
+            }
+        }
+    }
 }

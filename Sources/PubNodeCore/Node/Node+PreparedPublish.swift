@@ -17,6 +17,9 @@ public final class PreparedPublish: Sendable {
     /// What each publish is authorized as (write access to the channel): built once, since it
     /// depends on the request alone.
     let access: AccessRequest
+    /// The draft each publish hands its broker, but for its payload (empty here): built once, for
+    /// the same reason.
+    let draft: PublishDraft
     /// The keyset the request's publish key was last accepted on (`Node.publishingKeyset(_:)`),
     /// and the channel's state in its broker. Behind a lock, though a connection's publishes come
     /// one at a time: the type is `Sendable`.
@@ -66,6 +69,7 @@ public final class PreparedPublish: Sendable {
     init(request: PublishRequest, access: AccessRequest) {
         self.request = request
         self.access = access
+        self.draft = Node.draft(request, payload: [])
     }
 }
 

@@ -145,10 +145,18 @@ extension Node {
             })
         }
         var commit: PendingCommit?
-        // The draft is built where it is handed on: a draft bound to a name the escaping closure
-        // above also captures was copied whole (every string and array retained) on this path.
         var state = channel?.state
-        let message = keyset.broker.publish(Self.draft(request, payload: payload), keeping: &state) { message in
+        // A prepared publish's draft is its template with the payload put in (one copy of it),
+        // rather than each field of the request copied again. (Bound here, on this path alone: a
+        // draft bound where the escaping closure above also captures it was copied whole.)
+        var draft: PublishDraft
+        if let prepared = channel?.prepared {
+            draft = prepared.draft
+            draft.payload = payload
+        } else {
+            draft = Self.draft(request, payload: payload)
+        }
+        let message = keyset.broker.publish(draft, keeping: &state) { message in
             commit = history?.record(message, subscribeKey: request.subscribeKey)
         }
         if let channel, state !== channel.state { channel.prepared.keep(state, of: keyset) }
@@ -157,7 +165,7 @@ extension Node {
     }
 
     /// The draft a validated `request` becomes.
-    private static func draft(_ request: PublishRequest, payload: [UInt8]) -> PublishDraft {
+    static func draft(_ request: PublishRequest, payload: [UInt8]) -> PublishDraft {
         PublishDraft(channel: request.channel, payload: payload, meta: request.meta, publisher: request.uuid,
                      kind: request.kind, customMessageType: request.customMessageType,
                      store: request.kind == .message && request.store != false, ttlHours: request.ttlHours)
