@@ -1,22 +1,57 @@
 /// Decimal digits of an unsigned integer as bytes: written, for the numbers the node renders into
 /// answers (timetokens, regions, event codes) without building a `String` for each, and read, for
 /// the cursors clients send (`Timetoken(decimalDigits:)`).
+///
+/// The one writer of decimal digits in the package: the envelope (`EnvelopeWriter`) and the HTTP
+/// length (`ByteBuffer.writeDecimal`) write through `count(of:)` and `write(_:count:to:)` too.
 @usableFromInline
-enum DecimalDigits {
+package enum DecimalDigits {
     /// Calls `body` with `value`'s decimal digits (no sign, no leading zeros; `0` for zero).
     @inlinable
     static func with<R>(_ value: UInt64, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var value = value
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-                value /= 10
-            } while value > 0
-            return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[start...])))
+            let count = Self.count(of: value)
+            write(value, count: count, to: digits.baseAddress!)
+            return body(UnsafeRawBufferPointer(start: digits.baseAddress, count: count))
         }
     }
+
+    /// How many decimal digits `value` has (1 to 20).
+    @inlinable
+    package static func count(of value: UInt64) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 100 {
+            rest /= 100
+            digits += 2
+        }
+        return rest >= 10 ? digits + 1 : digits
+    }
+
+    /// Writes `value`'s `count` decimal digits (`count(of:)`) at `start`, two at a time from the
+    /// last.
+    @inlinable
+    package static func write(_ value: UInt64, count: Int, to start: UnsafeMutablePointer<UInt8>) {
+        let pairs = pairs.utf8Start
+        var end = count
+        var rest = value
+        while rest >= 10 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            start[end - 1] = pairs[pair + 1]
+            start[end - 2] = pairs[pair]
+            end -= 2
+        }
+        if end == 1 { start[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+    }
+
+    /// The two-digit numbers 00–99, two bytes each.
+    @usableFromInline
+    static let pairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// The value of `raw` when it is 1 to 19 ASCII decimal digits (no sign, no spaces); nil for
     /// anything else. Up to 19 digits cannot overflow (10¹⁹ − 1 < 2⁶⁴).

@@ -13,7 +13,13 @@ final class TimetokenTests: XCTestCase {
     }
 
     func testDecimalDigitsMatchTheDescription() {
-        for value: UInt64 in [0, 7, 10, 17_000_000_001_234_567, UInt64.max] {
+        var values: [UInt64] = [0, 7, 10, 17_000_000_001_234_567, UInt64.max]
+        var power: UInt64 = 10
+        while power < UInt64.max / 10 {
+            values += [power - 1, power, power + 1]
+            power *= 10
+        }
+        for value in values {
             let digits = Timetoken(value).withDecimalDigits { Array($0) }
             XCTAssertEqual(String(decoding: digits, as: UTF8.self), String(value))
         }

@@ -44,34 +44,10 @@ struct EnvelopeWriter {
         count += 1
     }
 
-    /// The two-digit numbers 00–99, two bytes each.
-    private static let pairs: StaticString = """
-        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
-        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899
-        """
-
-    /// Writes `value`'s decimal digits (at most 20), two at a time from the last.
+    /// Writes `value`'s decimal digits (at most 20; `DecimalDigits`).
     mutating func write(decimal value: UInt64) {
-        var digits = 1
-        var rest = value
-        while rest >= 100 {
-            rest /= 100
-            digits += 2
-        }
-        if rest >= 10 { digits += 1 }
-        let start = reserve(digits)
-        let pairs = Self.pairs.utf8Start
-        var end = digits
-        rest = value
-        while rest >= 10 {
-            let pair = Int(rest % 100) &* 2
-            rest /= 100
-            start[end - 1] = pairs[pair + 1]
-            start[end - 2] = pairs[pair]
-            end -= 2
-        }
-        if end == 1 { start[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+        let digits = DecimalDigits.count(of: value)
+        DecimalDigits.write(value, count: digits, to: reserve(digits))
         count += digits
     }
 
